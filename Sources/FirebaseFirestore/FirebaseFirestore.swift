@@ -1,0 +1,2 @@
+// Drop-in module name: app code that says `import FirebaseFirestore` compiles against Hearth.
+@_exported import Hearth

@@ -1,0 +1,172 @@
+import Foundation
+import HearthCore
+
+/// A reference to a document location (which may or may not hold a document).
+public final class DocumentReference: @unchecked Sendable, Hashable, CustomStringConvertible {
+    public let firestore: Firestore
+    /// The document's path relative to the database root.
+    let key: ResourcePath
+
+    init(firestore: Firestore, path: ResourcePath) {
+        self.firestore = firestore
+        self.key = path
+    }
+
+    public var documentID: String { key.lastSegment }
+    /// Slash-separated path relative to the database root (`users/u1`).
+    public var path: String { key.description }
+    public var parent: CollectionReference { CollectionReference(firestore: firestore, path: key.parent) }
+
+    /// A subcollection (or deeper collection) at a relative path.
+    public func collection(_ collectionPath: String) -> CollectionReference {
+        firestore.ensureActive()
+        let relative = checked { () throws(FirestoreError) in try ResourcePath.parse(collectionPath) }
+        let full = key.appending(relative)
+        if collectionPath.isEmpty || !full.isCollection {
+            programmerError("Invalid collection reference. Collection references must have an odd number of segments, but \(full) has \(full.count)")
+        }
+        return CollectionReference(firestore: firestore, path: full)
+    }
+
+    public static func == (a: DocumentReference, b: DocumentReference) -> Bool {
+        a.firestore === b.firestore && a.key == b.key
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(firestore))
+        hasher.combine(key)
+    }
+
+    public var description: String { "<FIRDocumentReference: \(path)>" }
+
+    var reader: UserDataReader { UserDataReader(firestore: firestore) }
+
+    // MARK: Writes (fire-and-forget and completion forms)
+
+    public func setData(_ documentData: [String: Any]) {
+        setData(documentData, completion: nil)
+    }
+
+    public func setData(_ documentData: [String: Any], merge: Bool) {
+        setData(documentData, merge: merge, completion: nil)
+    }
+
+    public func setData(_ documentData: [String: Any], mergeFields: [Any]) {
+        setData(documentData, mergeFields: mergeFields, completion: nil)
+    }
+
+    public func setData(_ documentData: [String: Any], completion: ((Error?) -> Void)?) {
+        firestore.ensureActive()
+        let write = checked { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }
+        firestore.commit([write], completion: completion.map(sendable))
+    }
+
+    public func setData(_ documentData: [String: Any], merge: Bool, completion: ((Error?) -> Void)?) {
+        firestore.ensureActive()
+        let write = checked { () throws(FirestoreError) in
+            merge ? try reader.mergeWrite(documentData, path: key) : try reader.setWrite(documentData, path: key)
+        }
+        firestore.commit([write], completion: completion.map(sendable))
+    }
+
+    public func setData(_ documentData: [String: Any], mergeFields: [Any], completion: ((Error?) -> Void)?) {
+        firestore.ensureActive()
+        let write = checked { () throws(FirestoreError) in try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, path: key) }
+        firestore.commit([write], completion: completion.map(sendable))
+    }
+
+    public func updateData(_ fields: [AnyHashable: Any]) {
+        updateData(fields, completion: nil)
+    }
+
+    public func updateData(_ fields: [AnyHashable: Any], completion: ((Error?) -> Void)?) {
+        firestore.ensureActive()
+        let write = checked { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }
+        firestore.commit([write], completion: completion.map(sendable))
+    }
+
+    public func delete() {
+        delete(completion: nil)
+    }
+
+    public func delete(completion: ((Error?) -> Void)?) {
+        firestore.ensureActive()
+        firestore.commit([.delete(key)], completion: completion.map(sendable))
+    }
+
+    // MARK: Writes (async)
+
+    public func setData(_ documentData: [String: Any]) async throws {
+        firestore.ensureActive()
+        try firestore.commit([checked { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }])
+    }
+
+    public func setData(_ documentData: [String: Any], merge: Bool) async throws {
+        firestore.ensureActive()
+        try firestore.commit([checked { () throws(FirestoreError) in
+            merge ? try reader.mergeWrite(documentData, path: key) : try reader.setWrite(documentData, path: key)
+        }])
+    }
+
+    public func setData(_ documentData: [String: Any], mergeFields: [Any]) async throws {
+        firestore.ensureActive()
+        try firestore.commit([checked { () throws(FirestoreError) in
+            try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, path: key)
+        }])
+    }
+
+    public func updateData(_ fields: [AnyHashable: Any]) async throws {
+        firestore.ensureActive()
+        try firestore.commit([checked { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }])
+    }
+
+    public func delete() async throws {
+        firestore.ensureActive()
+        try firestore.commit([.delete(key)])
+    }
+
+    // MARK: Reads
+
+    /// The document now. Every source reads the database itself (it is the only copy).
+    func snapshot() -> DocumentSnapshot {
+        firestore.ensureActive()
+        return DocumentSnapshot(reference: self, document: firestore.database.document(key), metadata: .server)
+    }
+
+    public func getDocument(completion: @escaping (DocumentSnapshot?, Error?) -> Void) {
+        getDocument(source: .default, completion: completion)
+    }
+
+    public func getDocument(source: FirestoreSource, completion: @escaping (DocumentSnapshot?, Error?) -> Void) {
+        let snap = snapshot()
+        let completion = sendable(completion)
+        firestore.deliver { completion(snap, nil) }
+    }
+
+    public func getDocument() async throws -> DocumentSnapshot { snapshot() }
+
+    public func getDocument(source: FirestoreSource) async throws -> DocumentSnapshot { snapshot() }
+}
+
+/// The source a read asks for. Hearth's embedded database is the server and the cache at
+/// once, so every source reads it.
+public enum FirestoreSource: UInt, Sendable {
+    case `default`, server, cache
+}
+
+/// Wraps a caller's closure so it can be sent to the callback queue. The SDK's handlers are
+/// not `@Sendable`; like the SDK, Hearth calls each exactly once on the settings' queue.
+func sendable<A>(_ f: @escaping (A) -> Void) -> @Sendable (A) -> Void {
+    let box = UncheckedBox(f)
+    return { a in box.value(a) }
+}
+
+func sendable<A, B>(_ f: @escaping (A, B) -> Void) -> @Sendable (A, B) -> Void {
+    let box = UncheckedBox(f)
+    return { a, b in box.value(a, b) }
+}
+
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HearthCore
+
+/// How to read server timestamps that are not yet known. Hearth commits synchronously, so
+/// server timestamps are always resolved; the behaviour is accepted for compatibility.
+public enum ServerTimestampBehavior: Int, Sendable {
+    case none, estimate, previous
+}
+
+/// Whether a snapshot reflects unacknowledged local writes or came from a cache. Hearth's
+/// embedded database is authoritative: both are false.
+public final class SnapshotMetadata: @unchecked Sendable, Hashable, CustomStringConvertible {
+    public let hasPendingWrites: Bool
+    public let isFromCache: Bool
+
+    init(hasPendingWrites: Bool, isFromCache: Bool) {
+        self.hasPendingWrites = hasPendingWrites
+        self.isFromCache = isFromCache
+    }
+
+    static let server = SnapshotMetadata(hasPendingWrites: false, isFromCache: false)
+
+    public static func == (a: SnapshotMetadata, b: SnapshotMetadata) -> Bool {
+        a.hasPendingWrites == b.hasPendingWrites && a.isFromCache == b.isFromCache
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(hasPendingWrites)
+        hasher.combine(isFromCache)
+    }
+
+    public var description: String {
+        "<FIRSnapshotMetadata: hasPendingWrites=\(hasPendingWrites), isFromCache=\(isFromCache)>"
+    }
+}
+
+/// A document's contents at one point in time (or its absence).
+public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConvertible {
+    public let reference: DocumentReference
+    public let metadata: SnapshotMetadata
+    /// The engine document; nil when the document does not exist.
+    let document: HearthCore.Document?
+
+    init(reference: DocumentReference, document: HearthCore.Document?, metadata: SnapshotMetadata) {
+        self.reference = reference
+        self.document = document
+        self.metadata = metadata
+    }
+
+    public var exists: Bool { document != nil }
+    public var documentID: String { reference.documentID }
+
+    var writer: UserDataWriter { UserDataWriter(firestore: reference.firestore) }
+
+    /// The fields, or nil when the document does not exist.
+    public func data() -> [String: Any]? {
+        document.map { writer.fields($0.fields) }
+    }
+
+    public func data(with serverTimestampBehavior: ServerTimestampBehavior) -> [String: Any]? {
+        data()
+    }
+
+    /// The value at a dotted path (`"address.city"`) or `FieldPath`; nil when missing.
+    public func get(_ field: Any) -> Any? {
+        guard let document else { return nil }
+        let path: HearthCore.FieldPath = checked { () throws(FirestoreError) in
+            switch field {
+            case let s as String: return try HearthCore.FieldPath.parseDotted(s)
+            case let p as FieldPath: return p.core
+            default: throw .invalidArgument("Subscript key must be an NSString or FIRFieldPath.")
+            }
+        }
+        if path.isDocumentName { return documentID }
+        return document.fields.value(at: path).map(writer.value)
+    }
+
+    public func get(_ field: Any, serverTimestampBehavior: ServerTimestampBehavior) -> Any? {
+        get(field)
+    }
+
+    public subscript(key: Any) -> Any? { self.get(key) }
+
+    public static func == (a: DocumentSnapshot, b: DocumentSnapshot) -> Bool {
+        a.reference == b.reference && a.document == b.document && a.metadata == b.metadata
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(reference)
+        hasher.combine(document?.updateTime)
+    }
+
+    public var description: String {
+        "<FIRDocumentSnapshot: \(reference.path), exists=\(exists)>"
+    }
+}
+
+/// A snapshot of a document that is part of a query result (it always exists).
+public final class QueryDocumentSnapshot: DocumentSnapshot, @unchecked Sendable {
+    public override func data() -> [String: Any] {
+        writer.fields(document!.fields)
+    }
+
+    public override func data(with serverTimestampBehavior: ServerTimestampBehavior) -> [String: Any] {
+        data()
+    }
+}
+
+/// The results of a query, in query order.
+public final class QuerySnapshot: @unchecked Sendable {
+    public let query: Query
+    public let documents: [QueryDocumentSnapshot]
+    public let metadata: SnapshotMetadata
+
+    init(query: Query, documents: [QueryDocumentSnapshot], metadata: SnapshotMetadata = .server) {
+        self.query = query
+        self.documents = documents
+        self.metadata = metadata
+    }
+
+    public var isEmpty: Bool { documents.isEmpty }
+    public var count: Int { documents.count }
+}

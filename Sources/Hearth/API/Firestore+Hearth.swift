@@ -1,0 +1,41 @@
+import Foundation
+import HearthCore
+
+/// The source of commit times and server timestamps; see `ManualClock`.
+public typealias HearthClock = HearthCore.HearthClock
+/// A deterministic clock for tests: `ManualClock(now: Timestamp(...))`, `advance(by:)`, `set(_:)`.
+public typealias ManualClock = HearthCore.ManualClock
+/// An O(1) capture of a whole database, for `Firestore.restore(_:)`.
+public typealias DatabaseSnapshot = HearthCore.DatabaseSnapshot
+
+extension HearthCore.ManualClock {
+    public convenience init(now: Timestamp) { self.init(now: now.core) }
+
+    public func set(_ time: Timestamp) { set(time.core) }
+}
+
+/// Hearth's additions to the SDK surface (DESIGN.md § The embedded API beyond the SDK).
+extension Firestore {
+    /// A fresh, isolated, empty database (admin access, like the server SDKs), for tests.
+    /// - Parameters:
+    ///   - projectID: the project id used in resource names and references.
+    ///   - clock: the source of commit times and server timestamps (default: system clock).
+    public static func inMemory(projectID: String = defaultProjectID, clock: (any HearthClock)? = nil) -> Firestore {
+        Firestore(database: Database(id: DatabaseID(project: projectID), clock: clock ?? SystemClock()))
+    }
+
+    /// Runs `body` with `Firestore.firestore()` returning `db` (task-local), so app code
+    /// that calls `Firestore.firestore()` itself can be tested in parallel.
+    public static func withDefault<T>(_ db: Firestore, _ body: () async throws -> T) async rethrows -> T {
+        try await $taskDefault.withValue(db) { try await body() }
+    }
+
+    /// O(1) capture of the whole database.
+    public func snapshot() -> DatabaseSnapshot { database.snapshot() }
+
+    /// O(1): the database's documents become exactly those of `snapshot`.
+    public func restore(_ snapshot: DatabaseSnapshot) { database.restore(snapshot) }
+
+    /// O(1) independent copy: same documents now, its own future.
+    public func fork() -> Firestore { Firestore(database: database.fork()) }
+}

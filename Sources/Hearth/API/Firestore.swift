@@ -1,0 +1,202 @@
+import Foundation
+import HearthCore
+import Synchronization
+
+/// The entry point, shaped like the Firebase SDK's `Firestore`, running on an in-process
+/// Hearth database. Writes commit synchronously; completion handlers run on
+/// `settings.dispatchQueue`.
+public final class Firestore: @unchecked Sendable {
+    /// The engine database this instance reads and writes.
+    let database: Database
+    private let state: Mutex<InstanceState>
+
+    private struct InstanceState {
+        var settings = FirestoreSettings()
+        var started = false
+        var terminated = false
+    }
+
+    init(database: Database) {
+        self.database = database
+        state = Mutex(InstanceState())
+    }
+
+    /// The project id this instance belongs to.
+    public var projectID: String { database.id.project }
+    /// The database id (`"(default)"` unless named).
+    public var databaseID: String { database.id.database }
+
+    // MARK: Shared instances
+
+    /// The project used by `firestore()` and `inMemory()` when none is given.
+    public static let defaultProjectID = "demo-hearth"
+
+    private static let shared = Mutex<[String: Firestore]>([:])
+    @TaskLocal static var taskDefault: Firestore?
+
+    /// The default database's shared instance (inside `withDefault`, the instance given there).
+    public static func firestore() -> Firestore {
+        if let override = taskDefault { return override }
+        return firestore(database: DatabaseID.defaultDatabase)
+    }
+
+    /// The shared instance of a named database of the default project.
+    public static func firestore(database: String) -> Firestore {
+        if let override = taskDefault, override.databaseID == database { return override }
+        return shared.withLock { instances in
+            if let db = instances[database], !db.isTerminated { return db }
+            let db = Firestore(database: Database(id: DatabaseID(project: defaultProjectID, database: database)))
+            instances[database] = db
+            return db
+        }
+    }
+
+    // MARK: Settings
+
+    /// Copy semantics, like the SDK. Setting it after the instance was used is a
+    /// programmer error.
+    public var settings: FirestoreSettings {
+        get { state.withLock { $0.settings.copy() as! FirestoreSettings } }
+        set {
+            let value = newValue.copy() as! FirestoreSettings
+            state.withLock { s in
+                if s.started {
+                    programmerError("Firestore instance has already been started and its settings can no longer be changed. You can only set settings before calling any other methods on a Firestore instance.")
+                }
+                s.settings = value
+            }
+        }
+    }
+
+    /// Marks the instance as started; every operation calls it (settings freeze then).
+    @inline(__always)
+    func ensureActive() {
+        state.withLock { s in
+            if s.terminated { programmerError("The client has already been terminated.") }
+            s.started = true
+        }
+    }
+
+    var isTerminated: Bool { state.withLock { $0.terminated } }
+
+    var callbackQueue: DispatchQueue { state.withLock { $0.settings.dispatchQueue } }
+
+    /// Runs a completion handler on the settings' dispatch queue.
+    func deliver(_ body: @escaping @Sendable () -> Void) {
+        callbackQueue.async(execute: body)
+    }
+
+    // MARK: References
+
+    /// A collection at a slash-separated path (odd number of segments).
+    public func collection(_ collectionPath: String) -> CollectionReference {
+        ensureActive()
+        return CollectionReference(firestore: self, path: checked { () throws(FirestoreError) in
+            try Self.parseCollectionPath(collectionPath)
+        })
+    }
+
+    /// A document at a slash-separated path (even number of segments).
+    public func document(_ documentPath: String) -> DocumentReference {
+        ensureActive()
+        return DocumentReference(firestore: self, path: checked { () throws(FirestoreError) in
+            try Self.parseDocumentPath(documentPath)
+        })
+    }
+
+    static func parseCollectionPath(_ p: String) throws(FirestoreError) -> ResourcePath {
+        if p.isEmpty { throw .invalidArgument("Collection path cannot be empty.") }
+        let path = try ResourcePath.parse(p)
+        guard path.isCollection else {
+            throw .invalidArgument("Invalid collection reference. Collection references must have an odd number of segments, but \(path) has \(path.count)")
+        }
+        return path
+    }
+
+    static func parseDocumentPath(_ p: String) throws(FirestoreError) -> ResourcePath {
+        if p.isEmpty { throw .invalidArgument("Document path cannot be empty.") }
+        let path = try ResourcePath.parse(p)
+        guard path.isDocument else {
+            throw .invalidArgument("Invalid document reference. Document references must have an even number of segments, but \(path) has \(path.count)")
+        }
+        return path
+    }
+
+    // MARK: Writes
+
+    /// A new batch of writes committed atomically.
+    public func batch() -> WriteBatch {
+        ensureActive()
+        return WriteBatch(firestore: self)
+    }
+
+    /// Commits engine writes, mapping engine errors to `FirestoreErrorCode`.
+    @discardableResult
+    func commit(_ writes: [Write]) throws(FirestoreErrorCode) -> CommitResult {
+        do { return try database.commit(writes) } catch { throw FirestoreErrorCode(error) }
+    }
+
+    /// Commits, then reports the outcome to an optional completion handler.
+    func commit(_ writes: [Write], completion: (@Sendable (Error?) -> Void)?) {
+        var failure: FirestoreErrorCode?
+        do { try commit(writes) } catch { failure = error }
+        if let completion {
+            let f = failure
+            deliver { completion(f) }
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// Resolves at once: every write commits before its call returns.
+    public func waitForPendingWrites(completion: @escaping @Sendable (Error?) -> Void) {
+        ensureActive()
+        deliver { completion(nil) }
+    }
+
+    public func waitForPendingWrites() async throws { ensureActive() }
+
+    /// Stops the instance; later calls on it are programmer errors, and `firestore()`
+    /// hands out a fresh instance over the same data.
+    public func terminate(completion: (@Sendable (Error?) -> Void)? = nil) {
+        state.withLock { $0.terminated = true }
+        if let completion { callbackQueue.async { completion(nil) } }
+    }
+
+    public func terminate() async throws { state.withLock { $0.terminated = true } }
+
+    /// Clears local persistence. Hearth has no cache apart from the database itself, so
+    /// this only checks the SDK's rule that the instance must be terminated (or unused).
+    public func clearPersistence(completion: (@Sendable (Error?) -> Void)? = nil) {
+        let error = clearPersistenceError()
+        if let completion { callbackQueue.async { completion(error) } }
+    }
+
+    public func clearPersistence() async throws {
+        if let error = clearPersistenceError() { throw error }
+    }
+
+    private func clearPersistenceError() -> FirestoreErrorCode? {
+        let running = state.withLock { $0.started && !$0.terminated }
+        return running ? FirestoreErrorCode(.failedPrecondition, message: "Persistence cannot be cleared while the client is running.") : nil
+    }
+
+    /// Hearth is always "online": network toggles only complete.
+    public func enableNetwork(completion: (@Sendable (Error?) -> Void)? = nil) {
+        if let completion { callbackQueue.async { completion(nil) } }
+    }
+
+    public func enableNetwork() async throws {}
+
+    public func disableNetwork(completion: (@Sendable (Error?) -> Void)? = nil) {
+        if let completion { callbackQueue.async { completion(nil) } }
+    }
+
+    public func disableNetwork() async throws {}
+
+    /// Accepted for source compatibility; the embedded engine has no network endpoint.
+    public func useEmulator(withHost host: String, port: Int) {}
+
+    /// Accepted for source compatibility.
+    public static func enableLogging(_ logging: Bool) {}
+}

@@ -1,0 +1,33 @@
+import Foundation
+import HearthCore
+
+/// Turns engine values into what the SDK hands app code on Apple platforms: NSNumber for
+/// numbers and booleans (so `as? Int`, `as? Double`, `as? Bool` work on Linux too),
+/// `Timestamp`, `GeoPoint`, `Data`, `DocumentReference`, `VectorValue`, `NSNull`, and
+/// `[Any]` / `[String: Any]`.
+struct UserDataWriter {
+    let firestore: Firestore
+
+    func value(_ v: Value) -> Any {
+        switch v {
+        case .null: return NSNull()
+        case .boolean(let b): return NSNumber(value: b)
+        case .integer(let i): return NSNumber(value: i)
+        case .double(let d): return NSNumber(value: d)
+        case .timestamp(let t): return Timestamp(t)
+        case .string(let s): return s
+        case .bytes(let d): return d
+        case .reference(let r): return DocumentReference(firestore: firestore, path: r.path)
+        case .geoPoint(let g): return GeoPoint(latitude: g.latitude, longitude: g.longitude)
+        case .array(let a): return a.map(value)
+        case .map(let m): return fields(m)
+        case .vector(let d): return VectorValue(d)
+        }
+    }
+
+    func fields(_ m: MapValue) -> [String: Any] {
+        var out: [String: Any] = Dictionary(minimumCapacity: m.count)
+        for e in m.entries { out[e.key] = value(e.value) }
+        return out
+    }
+}

@@ -1,0 +1,100 @@
+/// Storage-size computation and the Standard edition's limits (semantics §15).
+public enum DocumentLimits {
+    public static let maxDocumentSize = 1_048_576
+    public static let maxNestingDepth = 20
+    public static let maxIDBytes = 1500
+    public static let maxDocumentNameBytes = 6 * 1024
+    public static let maxPathDepth = 100
+
+    /// UTF-8 bytes + 1.
+    @inline(__always)
+    public static func stringSize(_ s: String) -> Int { s.utf8.count + 1 }
+
+    /// Σ sizes of every collection ID and document ID in the path + 16.
+    public static func nameSize(_ path: ResourcePath) -> Int {
+        path.segments.reduce(16) { $0 + stringSize($1) }
+    }
+
+    public static func valueSize(_ value: Value) -> Int {
+        switch value {
+        case .null, .boolean: return 1
+        case .integer, .double, .timestamp: return 8
+        case .geoPoint: return 16
+        case .bytes(let d): return d.count
+        case .string(let s): return stringSize(s)
+        case .reference(let r): return nameSize(r.path)
+        case .array(let a): return a.reduce(0) { $0 + valueSize($1) }
+        case .map(let m): return fieldsSize(m)
+        case .vector(let v): return 8 * v.count
+        }
+    }
+
+    /// Σ(field name size + value size).
+    public static func fieldsSize(_ fields: MapValue) -> Int {
+        fields.entries.reduce(0) { $0 + stringSize($1.key) + valueSize($1.value) }
+    }
+
+    /// Document size = name size + Σ fields + 32.
+    public static func documentSize(path: ResourcePath, fields: MapValue) -> Int {
+        nameSize(path) + fieldsSize(fields) + 32
+    }
+
+    /// Rejects a document that production would refuse to store: over 1 MiB, or nested
+    /// deeper than 20 maps/arrays.
+    public static func validate(path: ResourcePath, fields: MapValue, database: DatabaseID) throws(FirestoreError) {
+        let size = documentSize(path: path, fields: fields)
+        if size > maxDocumentSize {
+            throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(size)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
+        }
+        for entry in fields.entries {
+            if let deepest = tooDeep(entry.value, depth: 1, path: [entry.key]) {
+                throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because field '\(FieldPath(deepest).dotted)' exceeds the maximum nesting depth of \(maxNestingDepth) maps and arrays.")
+            }
+        }
+    }
+
+    /// The path to the first container nested deeper than the limit (a top-level map or
+    /// array is depth 1).
+    private static func tooDeep(_ v: Value, depth: Int, path: [String]) -> [String]? {
+        switch v {
+        case .map(let m):
+            if depth > maxNestingDepth { return path }
+            for e in m.entries {
+                if let p = tooDeep(e.value, depth: depth + 1, path: path + [e.key]) { return p }
+            }
+        case .array(let a):
+            if depth > maxNestingDepth { return path }
+            for (i, e) in a.enumerated() {
+                if let p = tooDeep(e, depth: depth + 1, path: path + [String(i)]) { return p }
+            }
+        default: break
+        }
+        return nil
+    }
+
+    /// 1060109 → "1,060,109", as production writes byte counts.
+    static func grouped(_ n: Int) -> String {
+        var digits = Array(String(n))
+        var out: [Character] = []
+        while digits.count > 3 {
+            out.insert(contentsOf: [","] + digits.suffix(3), at: 0)
+            digits.removeLast(3)
+        }
+        return String(digits + out)
+    }
+
+    /// Checks a document path as the server does when writing: even segment count, valid IDs,
+    /// name length and depth.
+    public static func validateDocumentPath(_ path: ResourcePath, database: DatabaseID) throws(FirestoreError) {
+        guard path.isDocument else {
+            throw .invalidArgument("Document path must have an even number of segments, but \(path) has \(path.count).")
+        }
+        try path.validateSegments()
+        if path.count / 2 > maxPathDepth {
+            throw .invalidArgument("Document '\(database.resourceName(path))' is nested more than \(maxPathDepth) subcollections deep.")
+        }
+        if nameSize(path) - 16 > maxDocumentNameBytes {
+            throw .invalidArgument("Document name '\(ResourcePath.truncatedForMessage(path.description))' is longer than \(maxDocumentNameBytes) bytes.")
+        }
+    }
+}

@@ -1,0 +1,152 @@
+/// A path to a field inside a document: a list of literal field names (`["address", "zip"]`).
+/// The special single-segment path `__name__` denotes the document's name (its ID).
+public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var segments: [String]
+
+    public init(_ segments: [String]) { self.segments = segments }
+
+    /// The document name pseudo-field (`FieldPath.documentID()` in the SDK).
+    public static let documentName = FieldPath(["__name__"])
+
+    public var isDocumentName: Bool { segments.count == 1 && segments[0] == "__name__" }
+    public var count: Int { segments.count }
+    public var isEmpty: Bool { segments.isEmpty }
+    public var first: String? { segments.first }
+    public var parent: FieldPath { FieldPath(Array(segments.dropLast())) }
+    public var last: String? { segments.last }
+
+    public func appending(_ segment: String) -> FieldPath { FieldPath(segments + [segment]) }
+
+    /// True when `self` equals `other` or is an ancestor of it.
+    public func isPrefix(of other: FieldPath) -> Bool {
+        guard segments.count <= other.segments.count else { return false }
+        for i in segments.indices where !utf8Equal(segments[i], other.segments[i]) { return false }
+        return true
+    }
+
+    /// Parses the client SDK's dotted form (`whereField`, `updateData` keys, `mergeFields`).
+    /// No quoting: backticks are ordinary characters (semantics §4).
+    public static func parseDotted(_ path: String) throws(FirestoreError) -> FieldPath {
+        if path == "__name__" { return .documentName }
+        for scalar in path.unicodeScalars where "~*/[]".unicodeScalars.contains(scalar) {
+            throw .invalidArgument("Invalid field path (\(path)). Paths must not contain '~', '*', '/', '[', or ']'")
+        }
+        let parts = path.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.contains(where: \.isEmpty) {
+            throw .invalidArgument("Invalid field path (\(path)). Paths must not be empty, begin with '.', end with '.', or contain '..'")
+        }
+        return FieldPath(parts.map(String.init))
+    }
+
+    /// Parses the server's canonical form: dot-separated segments, each either a simple name
+    /// (`[A-Za-z_][A-Za-z0-9_]*`) or a backtick-quoted name with `\`` and `\\` escaped.
+    public static func parseServerFormat(_ path: String) throws(FirestoreError) -> FieldPath {
+        var segments: [String] = []
+        var current: [UInt8] = []
+        var bytes = Array(path.utf8)[...]
+        func fail(_ why: String) -> FirestoreError {
+            .invalidArgument("Invalid field path: \(path). \(why)")
+        }
+        guard !bytes.isEmpty else { throw fail("Field paths must not be empty.") }
+        while true {
+            current.removeAll(keepingCapacity: true)
+            if bytes.first == UInt8(ascii: "`") {
+                bytes.removeFirst()
+                var closed = false
+                while let b = bytes.popFirst() {
+                    if b == UInt8(ascii: "\\") {
+                        guard let e = bytes.popFirst() else { throw fail("Trailing escape character is not allowed.") }
+                        current.append(e)
+                    } else if b == UInt8(ascii: "`") {
+                        closed = true
+                        break
+                    } else {
+                        current.append(b)
+                    }
+                }
+                guard closed else { throw fail("Unterminated ` in field path.") }
+                guard !current.isEmpty else { throw fail("Empty field names are not allowed.") }
+            } else {
+                while let b = bytes.first, b != UInt8(ascii: ".") {
+                    let simple = b == UInt8(ascii: "_") || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
+                        || (!current.isEmpty && b >= 48 && b <= 57)
+                    guard simple else {
+                        throw fail("Non-simple field names must be quoted with backticks (`).")
+                    }
+                    current.append(b)
+                    bytes.removeFirst()
+                }
+                guard !current.isEmpty else { throw fail("Empty field names are not allowed.") }
+            }
+            segments.append(String(decoding: current, as: UTF8.self))
+            guard let next = bytes.popFirst() else { break }
+            guard next == UInt8(ascii: ".") else { throw fail("Unexpected character after quoted field name.") }
+            guard !bytes.isEmpty else { throw fail("Field paths must not end with '.'.") }
+        }
+        return FieldPath(segments)
+    }
+
+    /// The canonical server form, quoting segments that are not simple names.
+    public var serverFormat: String {
+        segments.map { s -> String in
+            var simple = !s.isEmpty
+            for (i, b) in s.utf8.enumerated() {
+                let ok = b == UInt8(ascii: "_") || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || (i > 0 && b >= 48 && b <= 57)
+                if !ok { simple = false; break }
+            }
+            if simple { return s }
+            var out = "`"
+            for ch in s.unicodeScalars {
+                if ch == "`" || ch == "\\" { out.unicodeScalars.append("\\") }
+                out.unicodeScalars.append(ch)
+            }
+            return out + "`"
+        }.joined(separator: ".")
+    }
+
+    /// The dotted form used in SDK messages (segments joined by `.`, unquoted).
+    public var dotted: String { segments.joined(separator: ".") }
+
+    public var description: String { serverFormat }
+
+    public static func == (a: FieldPath, b: FieldPath) -> Bool {
+        guard a.segments.count == b.segments.count else { return false }
+        for i in a.segments.indices where !utf8Equal(a.segments[i], b.segments[i]) { return false }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(segments.count)
+        for s in segments { hashUTF8(s, into: &hasher) }
+    }
+
+    /// Segment-wise by UTF-8 bytes; a prefix sorts first.
+    public static func < (a: FieldPath, b: FieldPath) -> Bool {
+        let n = min(a.segments.count, b.segments.count)
+        for i in 0..<n {
+            let c = compareUTF8(a.segments[i], b.segments[i])
+            if c != 0 { return c < 0 }
+        }
+        return a.segments.count < b.segments.count
+    }
+
+    /// Rules for field names that are written (semantics §4, §15): non-empty, not
+    /// reserved `__x__`, at most 1,500 bytes each and in total.
+    public func validateForWrite() throws(FirestoreError) {
+        var total = 0
+        for s in segments {
+            let n = s.utf8.count
+            if n == 0 { throw .invalidArgument("Invalid data. Document fields must not be empty") }
+            if n >= 4, s.utf8.starts(with: "__".utf8), s.utf8.reversed().starts(with: "__".utf8) {
+                throw .invalidArgument("Invalid data. Document fields cannot begin and end with \"__\" (found in field \(dotted))")
+            }
+            if n > 1500 {
+                throw .invalidArgument("Field name is longer than 1500 bytes (found in field \(ResourcePath.truncatedForMessage(dotted))).")
+            }
+            total += n
+        }
+        if total + max(0, segments.count - 1) > 1500 {
+            throw .invalidArgument("Field path is longer than 1500 bytes (found in field \(ResourcePath.truncatedForMessage(dotted))).")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+/// A map of field names to values, kept sorted by the UTF-8 bytes of the names — the order
+/// Firestore stores and compares them in. Names are compared byte-wise, never with Swift's
+/// canonical-equivalence `String ==`, so "é" and "e\u{301}" are different fields.
+public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
+    public typealias Entry = (key: String, value: Value)
+    public private(set) var entries: [Entry]
+
+    public init() { entries = [] }
+
+    /// Builds from unsorted pairs; a later duplicate name replaces an earlier one.
+    public init<S: Sequence>(_ pairs: S) where S.Element == (String, Value) {
+        entries = []
+        for (k, v) in pairs { self[k] = v }
+    }
+
+    /// Builds from pairs already sorted by `compareUTF8` with no duplicates.
+    public init(sortedEntries: [Entry]) { entries = sortedEntries }
+
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+    public var keys: [String] { entries.map(\.key) }
+
+    public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
+
+    /// Index of `key`, or where it would be inserted.
+    @inline(__always)
+    func search(_ key: String) -> (index: Int, found: Bool) {
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            let c = compareUTF8(entries[mid].key, key)
+            if c == 0 { return (mid, true) }
+            if c < 0 { lo = mid + 1 } else { hi = mid }
+        }
+        return (lo, false)
+    }
+
+    public subscript(key: String) -> Value? {
+        get {
+            let (i, found) = search(key)
+            return found ? entries[i].value : nil
+        }
+        set {
+            let (i, found) = search(key)
+            switch (found, newValue) {
+            case (true, let v?): entries[i].value = v
+            case (true, nil): entries.remove(at: i)
+            case (false, let v?): entries.insert((key, v), at: i)
+            case (false, nil): break
+            }
+        }
+    }
+
+    /// The value at a nested path, descending through maps.
+    public func value(at path: FieldPath) -> Value? {
+        guard let first = path.segments.first, var current = self[first] else { return nil }
+        for segment in path.segments.dropFirst() {
+            guard case .map(let m) = current, let next = m[segment] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// Sets the value at a nested path, creating intermediate maps and replacing non-map
+    /// intermediates (semantics §11).
+    public mutating func setValue(_ value: Value, at path: FieldPath) {
+        setValue(value, at: path.segments[...])
+    }
+
+    private mutating func setValue(_ value: Value, at path: ArraySlice<String>) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            self[first] = value
+            return
+        }
+        let (i, found) = search(first)
+        if found, case .map(var child) = entries[i].value {
+            entries[i].value = .null  // drop the reference so `child` is uniquely owned
+            child.setValue(value, at: path.dropFirst())
+            entries[i].value = .map(child)
+        } else {
+            var child = MapValue()
+            child.setValue(value, at: path.dropFirst())
+            if found { entries[i].value = .map(child) } else { entries.insert((first, .map(child)), at: i) }
+        }
+    }
+
+    /// Removes the value at a nested path; a missing path is a no-op. Emptied parent maps stay.
+    public mutating func removeValue(at path: FieldPath) {
+        removeValue(at: path.segments[...])
+    }
+
+    private mutating func removeValue(at path: ArraySlice<String>) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            self[first] = nil
+            return
+        }
+        let (i, found) = search(first)
+        guard found, case .map(var child) = entries[i].value else { return }
+        entries[i].value = .null
+        child.removeValue(at: path.dropFirst())
+        entries[i].value = .map(child)
+    }
+
+    public static func == (a: MapValue, b: MapValue) -> Bool {
+        guard a.entries.count == b.entries.count else { return false }
+        for i in a.entries.indices {
+            guard utf8Equal(a.entries[i].key, b.entries[i].key), a.entries[i].value == b.entries[i].value else { return false }
+        }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries.count)
+        for e in entries {
+            hashUTF8(e.key, into: &hasher)
+            hasher.combine(e.value)
+        }
+    }
+
+    public var description: String {
+        "{" + entries.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// A `/`-separated path of collection IDs and document IDs relative to the database root
+/// (`users/alice/posts/p1`). Collection paths have an odd number of segments, document paths
+/// an even number (semantics §14).
+public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var segments: [String]
+
+    public init(segments: [String]) { self.segments = segments }
+
+    public static let root = ResourcePath(segments: [])
+
+    /// Splits on `/`, ignoring one leading and trailing slash as the SDK's parser does;
+    /// an empty segment in the middle (`a//b`) is an error.
+    public static func parse(_ path: String) throws(FirestoreError) -> ResourcePath {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.first == "" { parts.removeFirst() }
+        if parts.last == "" { parts.removeLast() }
+        if parts.contains("") {
+            throw .invalidArgument("Invalid path (\(path)). Paths must not contain // in them.")
+        }
+        return ResourcePath(segments: parts)
+    }
+
+    public var isEmpty: Bool { segments.isEmpty }
+    public var count: Int { segments.count }
+    public var isDocument: Bool { !segments.isEmpty && segments.count % 2 == 0 }
+    public var isCollection: Bool { segments.count % 2 == 1 }
+    public var lastSegment: String { segments.last ?? "" }
+
+    public var parent: ResourcePath { ResourcePath(segments: Array(segments.dropLast())) }
+
+    public func appending(_ segment: String) -> ResourcePath {
+        ResourcePath(segments: segments + [segment])
+    }
+
+    public func appending(_ other: ResourcePath) -> ResourcePath {
+        ResourcePath(segments: segments + other.segments)
+    }
+
+    public func isPrefix(of other: ResourcePath) -> Bool {
+        guard segments.count <= other.segments.count else { return false }
+        for i in segments.indices where !utf8Equal(segments[i], other.segments[i]) { return false }
+        return true
+    }
+
+    public var description: String { segments.joined(separator: "/") }
+
+    /// Segment-wise order with Firestore's document-ID order per segment; a prefix sorts first.
+    public static func < (a: ResourcePath, b: ResourcePath) -> Bool {
+        compare(a, b) < 0
+    }
+
+    public static func == (a: ResourcePath, b: ResourcePath) -> Bool {
+        guard a.segments.count == b.segments.count else { return false }
+        for i in a.segments.indices where !utf8Equal(a.segments[i], b.segments[i]) { return false }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(segments.count)
+        for s in segments { hashUTF8(s, into: &hasher) }
+    }
+
+    public static func compare(_ a: ResourcePath, _ b: ResourcePath) -> Int {
+        let n = min(a.segments.count, b.segments.count)
+        for i in 0..<n {
+            let c = compareSegments(a.segments[i], b.segments[i])
+            if c != 0 { return c }
+        }
+        return a.segments.count == b.segments.count ? 0 : (a.segments.count < b.segments.count ? -1 : 1)
+    }
+
+    /// Document-ID order (semantics §2): numeric IDs `__id<int64>__` first by value, then the
+    /// rest by UTF-8 bytes.
+    public static func compareSegments(_ a: String, _ b: String) -> Int {
+        let na = numericID(a), nb = numericID(b)
+        switch (na, nb) {
+        case let (x?, y?): return x == y ? 0 : (x < y ? -1 : 1)
+        case (_?, nil): return -1
+        case (nil, _?): return 1
+        case (nil, nil): return compareUTF8(a, b)
+        }
+    }
+
+    /// The value of a `__id<int64>__` segment, or nil.
+    public static func numericID(_ s: String) -> Int64? {
+        let u = s.utf8
+        guard u.count > 6, u.starts(with: "__id".utf8), u.reversed().starts(with: "__".utf8) else { return nil }
+        let body = s.dropFirst(4).dropLast(2)
+        guard let first = body.utf8.first, first == UInt8(ascii: "-") || (first >= 48 && first <= 57),
+              let v = Int64(body) else { return nil }
+        // Reject non-canonical spellings (`__id007__`, `__id-0__`) so each number has one ID.
+        return String(v) == body ? v : nil
+    }
+
+    // MARK: Validation (server rules, semantics §14)
+
+    /// Checks every segment as a collection ID or document ID, as the server does on write.
+    public func validateSegments() throws(FirestoreError) {
+        for s in segments { try Self.validateID(s) }
+    }
+
+    public static func validateID(_ id: String) throws(FirestoreError) {
+        let bytes = id.utf8.count
+        if bytes == 0 { throw .invalidArgument("Resource id must not be empty.") }
+        if bytes > 1500 {
+            throw .invalidArgument("Resource id \"\(truncatedForMessage(id))\" is invalid because it is longer than 1500 bytes.")
+        }
+        if id.utf8.contains(UInt8(ascii: "/")) {
+            throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".")
+        }
+        if id == "." || id == ".." {
+            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+        }
+        if bytes >= 4, id.utf8.starts(with: "__".utf8), id.utf8.reversed().starts(with: "__".utf8),
+           numericID(id) == nil {
+            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+        }
+    }
+
+    static func truncatedForMessage(_ s: String) -> String {
+        s.utf8.count <= 64 ? s : String(s.prefix(60)) + "…"
+    }
+}
+
+/// Byte-wise equality of UTF-8 strings. Swift's `==` compares by canonical equivalence
+/// ("é" == "e\u{301}"), which is not Firestore's equality.
+@inline(__always)
+public func utf8Equal(_ a: String, _ b: String) -> Bool {
+    var a = a, b = b
+    return a.withUTF8 { pa in b.withUTF8 { pb in
+        pa.count == pb.count && (pa.count == 0 || memcmpBytes(pa, pb, pa.count) == 0)
+    } }
+}
+
+/// Unsigned lexicographic comparison of UTF-8 bytes: -1, 0 or 1.
+@inline(__always)
+public func compareUTF8(_ a: String, _ b: String) -> Int {
+    var a = a, b = b
+    return a.withUTF8 { pa in b.withUTF8 { pb in
+        let n = min(pa.count, pb.count)
+        let c = n == 0 ? 0 : memcmpBytes(pa, pb, n)
+        if c != 0 { return c < 0 ? -1 : 1 }
+        return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
+    } }
+}
+
+@inline(__always)
+func memcmpBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ n: Int) -> Int32 {
+    memcmp(a.baseAddress!, b.baseAddress!, n)
+}
+
+/// Hashes the UTF-8 bytes, consistent with `utf8Equal`.
+@inline(__always)
+public func hashUTF8(_ s: String, into hasher: inout Hasher) {
+    var s = s
+    s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    hasher.combine(0xFF as UInt8)
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Synchronization
+
+/// One Firestore database (a project id + database id): the current immutable state, the
+/// serialised commit pipeline and the open server-side transactions.
+///
+/// Reads take the current `DatabaseState` (an O(1) copy under a short lock) and run on it
+/// without locks; commits are serialised in one short critical section and produce a new
+/// state with a strictly increasing commit time.
+public final class Database: Sendable {
+    public let id: DatabaseID
+    public let clock: any HearthClock
+    /// How long past versions stay readable (production: one hour).
+    public let versionRetention: Double
+
+    private struct Core: Sendable {
+        var state: DatabaseState
+        var lastCommit: Timestamp
+        var transactions: [TransactionID: ServerTransaction] = [:]
+        /// Deletions in commit order, to drop tombstones once no retained read time sees them.
+        var tombstones: [(time: Timestamp, key: DocumentKey)] = []
+        var tombstoneHead = 0
+    }
+
+    private let core: Mutex<Core>
+
+    public init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600) {
+        self.id = id
+        self.clock = clock
+        self.versionRetention = versionRetention
+        let start = Timestamp(seconds: Timestamp.minSeconds, nanos: 0)
+        core = Mutex(Core(state: DatabaseState(database: id, readTime: start), lastCommit: start))
+    }
+
+    private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, state: DatabaseState, lastCommit: Timestamp) {
+        self.id = id
+        self.clock = clock
+        self.versionRetention = versionRetention
+        core = Mutex(Core(state: state, lastCommit: lastCommit))
+    }
+
+    /// The current version, for lock-free reads.
+    public func state() -> DatabaseState { core.withLock { $0.state } }
+
+    /// The document at `path` now.
+    public func document(_ path: ResourcePath) -> Document? {
+        state().document(path)
+    }
+
+    /// The state to read at `readTime`: the current state, checked to still retain it.
+    public func state(readTime: Timestamp) throws(FirestoreError) -> DatabaseState {
+        let s = state()
+        let horizon = Self.horizon(from: clock.now(), retention: versionRetention)
+        if readTime < horizon {
+            throw FirestoreError(.failedPrecondition,
+                "The requested read time \(readTime.rfc3339) is older than the oldest retained version; versions are kept for \(Int(versionRetention)) seconds.")
+        }
+        return s
+    }
+
+    // MARK: Commit
+
+    /// Applies `writes` atomically with one commit time, or none of them. With a
+    /// transaction, first validates that nothing it read has changed (ABORTED otherwise).
+    @discardableResult
+    public func commit(_ writes: [Write], transaction: TransactionID? = nil) throws(FirestoreError) -> CommitResult {
+        for w in writes { try w.validate(database: id) }
+        let now = clock.now().truncatedToMicroseconds
+        return try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
+            if let transaction {
+                guard let txn = core.transactions.removeValue(forKey: transaction) else { throw .invalidTransaction }
+                if txn.mode == .readOnly && !writes.isEmpty {
+                    throw .invalidArgument("Cannot modify entities in a read-only transaction.")
+                }
+                for (key, seen) in txn.reads where core.state.documents[key]?.document?.updateTime != seen {
+                    throw .contention
+                }
+            }
+            let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
+            let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
+                                        horizon: Self.horizon(from: commitTime, retention: versionRetention),
+                                        tombstones: &core.tombstones)
+            core.lastCommit = commitTime
+            core.state.readTime = commitTime
+            purgeTombstones(&core, now: commitTime)
+            return result
+        }
+    }
+
+    /// The write pipeline inside the commit lock: apply in order against a working set,
+    /// check limits on the final documents, then install new versions.
+    private static func apply(_ writes: [Write], to state: inout DatabaseState, commitTime: Timestamp,
+                              database: DatabaseID, horizon: Timestamp, tombstones: inout [(time: Timestamp, key: DocumentKey)]) throws(FirestoreError) -> CommitResult
+    {
+        // Touched documents: original stored version and the working document.
+        var order: [DocumentKey] = []
+        var working: [DocumentKey: (original: Document?, current: Document?)] = [:]
+        var deleted: Set<DocumentKey> = []
+        var afterEach: [(key: DocumentKey, document: Document?, transforms: [Value])] = []
+        afterEach.reserveCapacity(writes.count)
+        for write in writes {
+            let key = DocumentKey(write.path)
+            let entry = working[key] ?? {
+                order.append(key)
+                let doc = state.documents[key]?.document
+                return (doc, doc)
+            }()
+            if entry.current == nil, write.precondition == .exists(true), deleted.contains(key) {
+                // Production refuses an update of a document this commit deleted (semantics §13, §20).
+                throw .invalidArgument("Cannot update document \(database.resourceName(write.path)): it is deleted earlier in the same commit.")
+            }
+            let (doc, transformResults) = try write.apply(to: entry.current, commitTime: commitTime, database: database)
+            if case .delete = write.operation { deleted.insert(key) }
+            working[key] = (entry.original, doc)
+            afterEach.append((key, doc, transformResults))
+        }
+        // Final documents: limits, and "unchanged" when the content ends as it began.
+        var finals: [DocumentKey: Document?] = [:]
+        for key in order {
+            let (original, current) = working[key]!
+            var final = current
+            if let doc = current {
+                if let original, original.createTime == doc.createTime, original.fields == doc.fields {
+                    final = original
+                } else {
+                    try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
+                }
+            }
+            finals[key] = final
+        }
+        for key in order {
+            let original = working[key]!.original
+            let final = finals[key]!
+            if original == nil && final == nil { continue }
+            if let o = original, let f = final, o == f { continue }
+            let head = state.documents[key]
+            let version = DocumentVersion(document: final, since: commitTime, older: head?.pruned(before: horizon))
+            state.documents.updateValue(version, forKey: key)
+            if original == nil { state.documentCount += 1 }
+            if final == nil {
+                state.documentCount -= 1
+                tombstones.append((commitTime, key))
+            }
+        }
+        let results = afterEach.map { entry -> WriteResult in
+            guard let doc = entry.document else { return WriteResult(updateTime: nil, transformResults: entry.transforms) }
+            let final = finals[entry.key]!
+            let unchanged = final.map { f in f.updateTime < commitTime } ?? false
+            return WriteResult(updateTime: unchanged ? final!.updateTime : doc.updateTime, transformResults: entry.transforms)
+        }
+        return CommitResult(commitTime: commitTime, writeResults: results)
+    }
+
+    private func purgeTombstones(_ core: inout Core, now: Timestamp) {
+        let horizon = Self.horizon(from: now, retention: versionRetention)
+        while core.tombstoneHead < core.tombstones.count, core.tombstones[core.tombstoneHead].time < horizon {
+            let (time, key) = core.tombstones[core.tombstoneHead]
+            core.tombstoneHead += 1
+            if let head = core.state.documents[key], head.document == nil, head.since == time {
+                core.state.documents.removeValue(forKey: key)
+            }
+        }
+        if core.tombstoneHead > 1024, core.tombstoneHead * 2 > core.tombstones.count {
+            core.tombstones.removeFirst(core.tombstoneHead)
+            core.tombstoneHead = 0
+        }
+    }
+
+    static func horizon(from now: Timestamp, retention: Double) -> Timestamp {
+        Timestamp(microseconds: now.microseconds - Int64(retention * 1_000_000))
+    }
+
+    // MARK: Snapshots
+
+    /// O(1) capture of the whole database.
+    public func snapshot() -> DatabaseSnapshot { DatabaseSnapshot(state: state()) }
+
+    /// O(1): the database's documents become those of `snapshot`. Commit times keep
+    /// increasing; reads at read times before the restore see the restored history.
+    /// Returns the state before and after, so callers can publish the differences.
+    @discardableResult
+    public func restore(_ snapshot: DatabaseSnapshot) -> (before: DatabaseState, after: DatabaseState) {
+        let now = clock.now().truncatedToMicroseconds
+        return core.withLock { core in
+            let before = core.state
+            let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
+            var restored = snapshot.state
+            restored.readTime = commitTime
+            core.state = restored
+            core.lastCommit = commitTime
+            core.transactions.removeAll()
+            return (before, restored)
+        }
+    }
+
+    /// O(1) independent copy: same documents now, its own future.
+    public func fork(as newID: DatabaseID? = nil) -> Database {
+        let (state, last) = core.withLock { ($0.state, $0.lastCommit) }
+        return Database(id: newID ?? id, clock: clock, versionRetention: versionRetention, state: state, lastCommit: last)
+    }
+
+    // MARK: Server-side transactions
+
+    /// Starts a transaction. Read-only ones read a fixed state: `readTime` if given (it must
+    /// still be retained), else the current one.
+    public func beginTransaction(readOnly: Bool = false, readTime: Timestamp? = nil) throws(FirestoreError) -> TransactionID {
+        if readTime != nil && !readOnly {
+            throw .invalidArgument("Read time can only be set for read-only transactions.")
+        }
+        let readState = try readTime.map { t throws(FirestoreError) in try state(readTime: t) } ?? state()
+        let id = TransactionID.random()
+        core.withLock {
+            $0.transactions[id] = ServerTransaction(mode: readOnly ? .readOnly : .readWrite, readState: readState, readTime: readTime)
+        }
+        return id
+    }
+
+    /// Reads a document inside a transaction, recording the version seen.
+    public func document(_ path: ResourcePath, transaction: TransactionID) throws(FirestoreError) -> Document? {
+        try core.withLock { (core: inout Core) throws(FirestoreError) -> Document? in
+            guard var txn = core.transactions[transaction] else { throw .invalidTransaction }
+            switch txn.mode {
+            case .readOnly:
+                return txn.readTime.map { txn.readState.document(path, at: $0) } ?? txn.readState.document(path)
+            case .readWrite:
+                let key = DocumentKey(path)
+                let doc = core.state.documents[key]?.document
+                if let seen = txn.reads[key], seen != doc?.updateTime { throw .contention }
+                txn.reads[key] = .some(doc?.updateTime)
+                core.transactions[transaction] = txn
+                return doc
+            }
+        }
+    }
+
+    /// Abandons a transaction.
+    public func rollback(_ transaction: TransactionID) throws(FirestoreError) {
+        try core.withLock { (core: inout Core) throws(FirestoreError) in
+            guard core.transactions.removeValue(forKey: transaction) != nil else { throw .invalidTransaction }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// Every database of a running emulator or embedded process, keyed by project id and
+/// database id, created on first use with a shared clock.
+public final class DatabaseRegistry: Sendable {
+    public let clock: any HearthClock
+    private let databases = Mutex<[DatabaseID: Database]>([:])
+
+    public init(clock: any HearthClock = SystemClock()) {
+        self.clock = clock
+    }
+
+    /// The database with this id, created empty if it does not exist yet.
+    public func database(_ id: DatabaseID) -> Database {
+        databases.withLock { dbs in
+            if let db = dbs[id] { return db }
+            let db = Database(id: id, clock: clock)
+            dbs[id] = db
+            return db
+        }
+    }
+
+    /// Replaces (or installs) the database for `id`, e.g. with a fork.
+    public func install(_ database: Database) {
+        databases.withLock { $0[database.id] = database }
+    }
+
+    /// Drops every database of `project` (the emulator's "clear data").
+    public func removeAll(project: String) {
+        databases.withLock { dbs in dbs = dbs.filter { $0.key.project != project } }
+    }
+
+    public var all: [Database] { databases.withLock { Array($0.values) } }
+}

@@ -1,0 +1,52 @@
+/// One version of a document in its history chain, newest first. The chain keeps every
+/// version a read at a retained read time can need (production keeps one hour); a version
+/// whose `document` is nil records that the document was missing from `since` on.
+///
+/// Nodes are immutable once built, so versions are shared freely between database states.
+public final class DocumentVersion: Sendable {
+    public let document: Document?
+    /// The commit time from which this version is current.
+    public let since: Timestamp
+    public let older: DocumentVersion?
+    /// `since` of the second-oldest version in the chain (`nil` for a one-version chain):
+    /// once the retention horizon passes it, the oldest version can be dropped. Kept so
+    /// deciding whether to prune costs O(1).
+    let pruneAfter: Timestamp?
+
+    public init(document: Document?, since: Timestamp, older: DocumentVersion?) {
+        self.document = document
+        self.since = since
+        self.older = older
+        if let older { pruneAfter = older.older == nil ? since : older.pruneAfter } else { pruneAfter = nil }
+    }
+
+    /// The version current at `time`, or nil when the document had no recorded state then
+    /// (it did not exist).
+    public func version(at time: Timestamp) -> DocumentVersion? {
+        var v: DocumentVersion? = self
+        while let current = v {
+            if current.since <= time { return current }
+            v = current.older
+        }
+        return nil
+    }
+
+    /// The chain without versions that no read at or after `horizon` can see.
+    func pruned(before horizon: Timestamp) -> DocumentVersion {
+        guard let pruneAfter, pruneAfter <= horizon else { return self }
+        // Collect the versions down to the first one current at the horizon; it is kept as
+        // the new tail.
+        var kept: [DocumentVersion] = []
+        var v: DocumentVersion? = self
+        while let current = v {
+            kept.append(current)
+            if current.since <= horizon { break }
+            v = current.older
+        }
+        var chain: DocumentVersion? = nil
+        for node in kept.reversed() {
+            chain = DocumentVersion(document: node.document, since: node.since, older: chain)
+        }
+        return chain!
+    }
+}

@@ -1,0 +1,140 @@
+/// One write of a commit, with the semantics of `google.firestore.v1.Write`: a set, an
+/// update with a field mask, a delete or a verify, then field transforms, guarded by an
+/// optional precondition.
+public struct Write: Sendable, Equatable {
+    public enum Operation: Sendable, Equatable {
+        /// Replaces the whole document (creating it if missing).
+        case set(MapValue)
+        /// Mask paths present in the fields are set (deep); mask paths absent from the
+        /// fields are deleted; everything else is kept. Creates the document if missing
+        /// (guard with `.exists(true)` for update semantics).
+        case update(MapValue, mask: [FieldPath])
+        /// Deletes the document; deleting a missing document succeeds.
+        case delete
+        /// Checks only the precondition (transaction read validation).
+        case verify
+        /// Only the transforms (the document is created if missing).
+        case transformOnly
+    }
+
+    public var path: ResourcePath
+    public var operation: Operation
+    public var transforms: [FieldTransform]
+    public var precondition: Precondition?
+
+    public init(path: ResourcePath, operation: Operation, transforms: [FieldTransform] = [], precondition: Precondition? = nil) {
+        self.path = path
+        self.operation = operation
+        self.transforms = transforms
+        self.precondition = precondition
+    }
+
+    public static func set(_ path: ResourcePath, _ fields: MapValue, transforms: [FieldTransform] = []) -> Write {
+        Write(path: path, operation: .set(fields), transforms: transforms)
+    }
+
+    /// `updateData` semantics: the document must exist.
+    public static func update(_ path: ResourcePath, _ fields: MapValue, mask: [FieldPath], transforms: [FieldTransform] = []) -> Write {
+        Write(path: path, operation: .update(fields, mask: mask), transforms: transforms, precondition: .exists(true))
+    }
+
+    public static func delete(_ path: ResourcePath, precondition: Precondition? = nil) -> Write {
+        Write(path: path, operation: .delete, precondition: precondition)
+    }
+}
+
+/// A condition on the stored document that must hold for a write to apply.
+public enum Precondition: Sendable, Equatable {
+    case exists(Bool)
+    case updateTime(Timestamp)
+}
+
+/// The outcome of one write: the document's update time after it (nil after a delete or
+/// verify), and one value per transform (the resulting value; null for array transforms).
+public struct WriteResult: Sendable, Equatable {
+    public var updateTime: Timestamp?
+    public var transformResults: [Value]
+
+    public init(updateTime: Timestamp?, transformResults: [Value]) {
+        self.updateTime = updateTime
+        self.transformResults = transformResults
+    }
+}
+
+/// The outcome of a commit.
+public struct CommitResult: Sendable, Equatable {
+    public var commitTime: Timestamp
+    public var writeResults: [WriteResult]
+}
+
+extension Write {
+    /// Checks the write itself, before it meets any stored state: the path, written field
+    /// names and values, the mask and the transforms.
+    public func validate(database: DatabaseID) throws(FirestoreError) {
+        try DocumentLimits.validateDocumentPath(path, database: database)
+        switch operation {
+        case .set(let fields):
+            try Self.validateFields(fields, prefix: [])
+        case .update(let fields, let mask):
+            try Self.validateFields(fields, prefix: [])
+            for p in mask {
+                guard !p.isEmpty else { throw .invalidArgument("Invalid field path in update mask: empty path.") }
+                try p.validateForWrite()
+            }
+            for i in mask.indices {
+                for j in mask.indices where j != i && mask[i].isPrefix(of: mask[j]) {
+                    throw .invalidArgument("Invalid update mask: \(mask[i].serverFormat) is a prefix of \(mask[j].serverFormat).")
+                }
+            }
+        case .delete, .verify, .transformOnly:
+            break
+        }
+        for t in transforms { try t.validate() }
+    }
+
+    /// Field names must be writable and arrays may not directly contain arrays.
+    static func validateFields(_ fields: MapValue, prefix: [String]) throws(FirestoreError) {
+        for entry in fields.entries {
+            let path = FieldPath(prefix + [entry.key])
+            try FieldPath([entry.key]).validateForWriteNaming(fullPath: path)
+            try validateValue(entry.value, at: path)
+        }
+    }
+
+    static func validateValue(_ value: Value, at path: FieldPath) throws(FirestoreError) {
+        switch value {
+        case .map(let m):
+            try validateFields(m, prefix: path.segments)
+        case .array(let elements):
+            for e in elements {
+                switch e {
+                case .array:
+                    throw .invalidArgument("Invalid data. Nested arrays are not supported (found in field \(path.dotted))")
+                case .map(let m):
+                    try validateFields(m, prefix: path.segments)
+                default:
+                    break
+                }
+            }
+        case .double, .integer, .null, .boolean, .timestamp, .string, .bytes, .reference, .geoPoint, .vector:
+            break
+        }
+    }
+}
+
+extension FieldPath {
+    /// Validates a single written name, naming the full path in the message.
+    func validateForWriteNaming(fullPath: FieldPath) throws(FirestoreError) {
+        guard let name = segments.first else { return }
+        let n = name.utf8.count
+        if n == 0 {
+            throw .invalidArgument("Invalid data. Document fields must not be empty (found in field \(fullPath.dotted))")
+        }
+        if n >= 4, name.utf8.starts(with: "__".utf8), name.utf8.reversed().starts(with: "__".utf8) {
+            throw .invalidArgument("Invalid data. Document fields cannot begin and end with \"__\" (found in field \(fullPath.dotted))")
+        }
+        if n > 1500 {
+            throw .invalidArgument("Field name is longer than 1500 bytes (found in field \(ResourcePath.truncatedForMessage(fullPath.dotted))).")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import FirebaseFirestore
+import Foundation
+
+/// SplitMix64, exactly as ../shared/bench/WORKLOAD.md specifies (shared with peers_bench.py).
+struct SplitMix64 {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state = state &+ 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func below(_ n: UInt64) -> UInt64 { next() % n }
+}
+
+/// The workload's documents and parameter streams, generated before any timer starts.
+struct Workload {
+    let n: Int
+    let seed: UInt64
+    let documents: [[String: Any]]
+    let gets: [Int]
+    let increments: [Int]
+
+    init(n: Int, seed: UInt64) {
+        self.n = n
+        self.seed = seed
+        var docs = SplitMix64(seed: seed)
+        documents = (0..<n).map { i in Self.document(i, &docs) }
+        var g = SplitMix64(seed: seed + 1)
+        gets = (0..<n).map { _ in Int(g.below(UInt64(n))) }
+        var inc = SplitMix64(seed: seed + 4)
+        increments = (0..<n).map { _ in Int(inc.below(100)) }
+    }
+
+    static func id(_ i: Int) -> String { String(format: "d%08d", i) }
+
+    /// Exactly 11 draws per document, in the order of WORKLOAD.md's table.
+    static func document(_ i: Int, _ r: inout SplitMix64) -> [String: Any] {
+        let category = String(format: "cat-%02d", Int(r.below(100)))
+        let score = Int(r.below(1_000_000))
+        let age = 18 + Int(r.below(72))
+        let name = String(format: "name-%09d", Int(r.below(1_000_000_000)))
+        let active = r.below(2) == 1
+        let price = Double(r.below(100_000)) / 100.0
+        let tags = (0..<3).map { _ in "tag-\(r.below(50))" }
+        let city = String(format: "city-%02d", Int(r.below(20)))
+        let zip = String(format: "%05d", Int(r.below(100_000)))
+        return [
+            "category": category, "score": score, "age": age, "name": name, "active": active,
+            "price": price, "tags": tags,
+            "address": ["city": city, "zip": zip, "street": "\(i) Main St"],
+            "email": "user\(i)@example.com",
+            "created": Timestamp(seconds: 1_700_000_000 + Int64(i), nanoseconds: 0),
+            "counter": 0,
+        ]
+    }
+}

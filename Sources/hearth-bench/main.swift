@@ -1,0 +1,162 @@
+// hearth-bench: the shared benchmark workload (../shared/bench/WORKLOAD.md) run against
+// Hearth's embedded API. Build in release: `swift run -c release hearth-bench [--n N] [--json]`.
+import FirebaseFirestore
+import Foundation
+
+struct Measurement {
+    let workload: String
+    let n: Int
+    let ops: Int
+    let seconds: Double
+    var extra: [String: String] = [:]
+
+    var opsPerSecond: Double { Double(ops) / seconds }
+}
+
+func time(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// Resident set size in bytes (Linux: /proc/self/statm).
+func residentBytes() -> Int? {
+    #if os(Linux)
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    #else
+    return nil
+    #endif
+}
+
+func check(_ name: String, _ actual: Int, _ expected: Int) {
+    if actual != expected {
+        FileHandle.standardError.write("check failed for \(name): got \(actual), expected \(expected)\n".data(using: .utf8)!)
+        exit(1)
+    }
+}
+
+func run(n: Int, seed: UInt64) async throws -> [Measurement] {
+    let workload = Workload(n: n, seed: seed)
+    let db = Firestore.inMemory(projectID: "bench")
+    let bench = db.collection("bench")
+    let refs = (0..<n).map { bench.document(Workload.id($0)) }
+    var results: [Measurement] = []
+
+    let rssBefore = residentBytes()
+    let a = try await time {
+        for i in 0..<n { try await refs[i].setData(workload.documents[i]) }
+    }
+    let rssAfter = residentBytes()
+    check("a_insert", try await bench.getDocuments().count, n)
+    var insert = Measurement(workload: "a_insert", n: n, ops: n, seconds: a)
+    if let before = rssBefore, let after = rssAfter {
+        insert.extra["rss_mb"] = String(format: "%.1f", Double(after) / 1_048_576)
+        insert.extra["rss_delta_mb"] = String(format: "%.1f", Double(after - before) / 1_048_576)
+    }
+    results.append(insert)
+
+    var scoreSum = 0
+    let b = try await time {
+        for j in workload.gets {
+            let doc = try await refs[j].getDocument()
+            scoreSum += doc.data()!["score"] as! Int
+        }
+    }
+    if n == 10_000 && seed == 42 { check("b_get", scoreSum, 5_003_257_080) }
+    results.append(Measurement(workload: "b_get", n: n, ops: n, seconds: b, extra: ["sum": String(scoreSum)]))
+
+    let batchCollection = db.collection("bench_batch")
+    let batchRefs = (0..<n).map { batchCollection.document(Workload.id($0)) }
+    let e = try await time {
+        for start in stride(from: 0, to: n, by: 500) {
+            let batch = db.batch()
+            for i in start..<min(start + 500, n) { batch.setData(workload.documents[i], forDocument: batchRefs[i]) }
+            try await batch.commit()
+        }
+    }
+    check("e_batch", try await batchCollection.getDocuments().count, n)
+    results.append(Measurement(workload: "e_batch", n: n, ops: n, seconds: e))
+
+    let f = try await time {
+        for j in workload.increments {
+            try await refs[j].updateData(["counter": FieldValue.increment(Int64(1))])
+        }
+    }
+    var counters = 0
+    for i in 0..<min(100, n) { counters += try await refs[i].getDocument().data()!["counter"] as! Int }
+    check("f_incr", counters, n)
+    results.append(Measurement(workload: "f_incr", n: n, ops: n, seconds: f))
+
+    // Transactional read-increment-write on the same 100 documents.
+    let t = try await time {
+        for j in workload.increments {
+            let ref = refs[j]
+            _ = try await db.runTransaction { txn, errorPointer in
+                do {
+                    let snap = try txn.getDocument(ref)
+                    let value = snap.data()!["counter"] as! Int
+                    txn.updateData(["counter": value + 1], forDocument: ref)
+                } catch let error as NSError {
+                    errorPointer?.pointee = error
+                }
+                return nil
+            }
+        }
+    }
+    counters = 0
+    for i in 0..<min(100, n) { counters += try await refs[i].getDocument().data()!["counter"] as! Int }
+    check("t_txn", counters, 2 * n)
+    results.append(Measurement(workload: "t_txn", n: n, ops: n, seconds: t))
+
+    // snapshot() + restore() of the whole database (2N documents here).
+    let rounds = 100_000
+    let s = await time {
+        for _ in 0..<rounds { db.restore(db.snapshot()) }
+    }
+    check("s_snapshot_restore", try await bench.getDocuments().count, n)
+    var snap = Measurement(workload: "s_snapshot_restore", n: n, ops: rounds, seconds: s)
+    snap.extra["ns_per_op"] = String(format: "%.0f", s / Double(rounds) * 1e9)
+    results.append(snap)
+    return results
+}
+
+var sizes = [10_000, 100_000]
+var seed: UInt64 = 42
+var json = false
+var args = CommandLine.arguments.dropFirst()
+while let arg = args.popFirst() {
+    switch arg {
+    case "--n": sizes = [Int(args.popFirst() ?? "") ?? 10_000]
+    case "--seed": seed = UInt64(args.popFirst() ?? "") ?? 42
+    case "--json": json = true
+    case "-h", "--help":
+        print("usage: hearth-bench [--n N] [--seed S] [--json]   (default: N = 10000 and 100000, seed 42)")
+        exit(0)
+    default:
+        FileHandle.standardError.write("unknown argument \(arg)\n".data(using: .utf8)!)
+        exit(2)
+    }
+}
+
+#if DEBUG
+FileHandle.standardError.write("note: debug build; measure with `swift run -c release hearth-bench`\n".data(using: .utf8)!)
+#endif
+
+for n in sizes {
+    for m in try await run(n: n, seed: seed) {
+        if json {
+            var fields = ["\"workload\": \"\(m.workload)\"", "\"n\": \(m.n)", "\"ops\": \(m.ops)",
+                          "\"seconds\": \(m.seconds)", "\"ops_per_s\": \(Int(m.opsPerSecond))"]
+            for (k, v) in m.extra.sorted(by: { $0.key < $1.key }) {
+                fields.append("\"\(k)\": \(Double(v) != nil ? v : "\"\(v)\"")")
+            }
+            print("{" + fields.joined(separator: ", ") + "}")
+        } else {
+            let extra = m.extra.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            print(String(format: "%-20@ n=%-7d %12.0f ops/s  %@", m.workload as NSString, m.n, m.opsPerSecond, extra as NSString))
+        }
+    }
+}
