@@ -24,7 +24,7 @@ public final class CollectionReference: Query, @unchecked Sendable {
     /// The document at a relative path (`"b"` or `"b/sub/c"`).
     public func document(_ documentPath: String) -> DocumentReference {
         firestore.ensureActive()
-        let relative = checked { () throws(FirestoreError) in
+        let relative = requireValid { () throws(FirestoreError) in
             if documentPath.isEmpty { throw .invalidArgument("Document path cannot be empty.") }
             return try ResourcePath.parse(documentPath)
         }

@@ -20,7 +20,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     /// A subcollection (or deeper collection) at a relative path.
     public func collection(_ collectionPath: String) -> CollectionReference {
         firestore.ensureActive()
-        let relative = checked { () throws(FirestoreError) in try ResourcePath.parse(collectionPath) }
+        let relative = requireValid { () throws(FirestoreError) in try ResourcePath.parse(collectionPath) }
         let full = key.appending(relative)
         if collectionPath.isEmpty || !full.isCollection {
             programmerError("Invalid collection reference. Collection references must have an odd number of segments, but \(full) has \(full.count)")
@@ -57,13 +57,13 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func setData(_ documentData: [String: Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        let write = checked { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }
+        let write = requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }
         firestore.commit([write], completion: completion.map(sendable))
     }
 
     public func setData(_ documentData: [String: Any], merge: Bool, completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        let write = checked { () throws(FirestoreError) in
+        let write = requireValid { () throws(FirestoreError) in
             merge ? try reader.mergeWrite(documentData, path: key) : try reader.setWrite(documentData, path: key)
         }
         firestore.commit([write], completion: completion.map(sendable))
@@ -71,7 +71,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func setData(_ documentData: [String: Any], mergeFields: [Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        let write = checked { () throws(FirestoreError) in try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, path: key) }
+        let write = requireValid { () throws(FirestoreError) in try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, path: key) }
         firestore.commit([write], completion: completion.map(sendable))
     }
 
@@ -81,7 +81,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func updateData(_ fields: [AnyHashable: Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        let write = checked { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }
+        let write = requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }
         firestore.commit([write], completion: completion.map(sendable))
     }
 
@@ -98,26 +98,26 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func setData(_ documentData: [String: Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([checked { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }])
+        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }])
     }
 
     public func setData(_ documentData: [String: Any], merge: Bool) async throws {
         firestore.ensureActive()
-        try firestore.commit([checked { () throws(FirestoreError) in
+        try firestore.commit([requireValid { () throws(FirestoreError) in
             merge ? try reader.mergeWrite(documentData, path: key) : try reader.setWrite(documentData, path: key)
         }])
     }
 
     public func setData(_ documentData: [String: Any], mergeFields: [Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([checked { () throws(FirestoreError) in
+        try firestore.commit([requireValid { () throws(FirestoreError) in
             try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, path: key)
         }])
     }
 
     public func updateData(_ fields: [AnyHashable: Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([checked { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }])
+        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }])
     }
 
     public func delete() async throws {

@@ -64,7 +64,7 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
     /// The value at a dotted path (`"address.city"`) or `FieldPath`; nil when missing.
     public func get(_ field: Any) -> Any? {
         guard let document else { return nil }
-        let path: HearthCore.FieldPath = checked { () throws(FirestoreError) in
+        let path: HearthCore.FieldPath = requireValid { () throws(FirestoreError) in
             switch field {
             case let s as String: return try HearthCore.FieldPath.parseDotted(s)
             case let p as FieldPath: return p.core

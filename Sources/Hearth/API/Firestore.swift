@@ -91,7 +91,7 @@ public final class Firestore: @unchecked Sendable {
     /// A collection at a slash-separated path (odd number of segments).
     public func collection(_ collectionPath: String) -> CollectionReference {
         ensureActive()
-        return CollectionReference(firestore: self, path: checked { () throws(FirestoreError) in
+        return CollectionReference(firestore: self, path: requireValid { () throws(FirestoreError) in
             try Self.parseCollectionPath(collectionPath)
         })
     }
@@ -99,7 +99,7 @@ public final class Firestore: @unchecked Sendable {
     /// A document at a slash-separated path (even number of segments).
     public func document(_ documentPath: String) -> DocumentReference {
         ensureActive()
-        return DocumentReference(firestore: self, path: checked { () throws(FirestoreError) in
+        return DocumentReference(firestore: self, path: requireValid { () throws(FirestoreError) in
             try Self.parseDocumentPath(documentPath)
         })
     }
@@ -149,8 +149,9 @@ public final class Firestore: @unchecked Sendable {
     // MARK: Lifecycle
 
     /// Resolves at once: every write commits before its call returns.
-    public func waitForPendingWrites(completion: @escaping @Sendable (Error?) -> Void) {
+    public func waitForPendingWrites(completion: @escaping (Error?) -> Void) {
         ensureActive()
+        let completion = sendable(completion)
         deliver { completion(nil) }
     }
 
@@ -158,18 +159,18 @@ public final class Firestore: @unchecked Sendable {
 
     /// Stops the instance; later calls on it are programmer errors, and `firestore()`
     /// hands out a fresh instance over the same data.
-    public func terminate(completion: (@Sendable (Error?) -> Void)? = nil) {
+    public func terminate(completion: ((Error?) -> Void)? = nil) {
         state.withLock { $0.terminated = true }
-        if let completion { callbackQueue.async { completion(nil) } }
+        if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
     public func terminate() async throws { state.withLock { $0.terminated = true } }
 
     /// Clears local persistence. Hearth has no cache apart from the database itself, so
     /// this only checks the SDK's rule that the instance must be terminated (or unused).
-    public func clearPersistence(completion: (@Sendable (Error?) -> Void)? = nil) {
+    public func clearPersistence(completion: ((Error?) -> Void)? = nil) {
         let error = clearPersistenceError()
-        if let completion { callbackQueue.async { completion(error) } }
+        if let completion = completion.map(sendable) { callbackQueue.async { completion(error) } }
     }
 
     public func clearPersistence() async throws {
@@ -182,14 +183,14 @@ public final class Firestore: @unchecked Sendable {
     }
 
     /// Hearth is always "online": network toggles only complete.
-    public func enableNetwork(completion: (@Sendable (Error?) -> Void)? = nil) {
-        if let completion { callbackQueue.async { completion(nil) } }
+    public func enableNetwork(completion: ((Error?) -> Void)? = nil) {
+        if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
     public func enableNetwork() async throws {}
 
-    public func disableNetwork(completion: (@Sendable (Error?) -> Void)? = nil) {
-        if let completion { callbackQueue.async { completion(nil) } }
+    public func disableNetwork(completion: ((Error?) -> Void)? = nil) {
+        if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
     public func disableNetwork() async throws {}

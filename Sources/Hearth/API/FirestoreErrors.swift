@@ -4,31 +4,41 @@ import HearthCore
 /// The error domain of every runtime error Hearth reports (`NSError.domain`).
 public let FirestoreErrorDomain = "FIRFirestoreErrorDomain"
 
-/// A Firestore runtime error, shaped like the SDK's `NS_ERROR_ENUM`: pattern-match with
-/// `catch FirestoreErrorCode.notFound`, cast with `as? FirestoreErrorCode`, or bridge with
-/// `as NSError` (domain `FirestoreErrorDomain`, `code`, and the server's message as
-/// `localizedDescription`).
-public struct FirestoreErrorCode: CustomNSError, Hashable, Sendable {
+/// A Firestore runtime error. It *is* an `NSError` (domain `FirestoreErrorDomain`, the
+/// code, the server's message as `localizedDescription`), so every pattern app code uses
+/// with the SDK works on Linux too — where a thrown Swift error struct never matches
+/// `catch let e as NSError`:
+/// `catch let e as NSError`, `catch FirestoreErrorCode.notFound`,
+/// `catch let e as FirestoreErrorCode where e.code == .notFound`,
+/// `switch error { case FirestoreErrorCode.aborted: … }`, `FirestoreErrorCode.Code(rawValue:)`.
+public final class FirestoreErrorCode: NSError, @unchecked Sendable {
     public enum Code: Int, Sendable, Hashable {
         case ok = 0, cancelled = 1, unknown = 2, invalidArgument = 3, deadlineExceeded = 4,
              notFound = 5, alreadyExists = 6, permissionDenied = 7, resourceExhausted = 8,
              failedPrecondition = 9, aborted = 10, outOfRange = 11, unimplemented = 12,
              `internal` = 13, unavailable = 14, dataLoss = 15, unauthenticated = 16
-    }
 
-    public let code: Code
-    /// The message production Firestore gives.
-    public let message: String
+        /// `e.code == .notFound` where `e.code` is NSError's `Int` code.
+        public static func == (lhs: Int, rhs: Code) -> Bool { lhs == rhs.rawValue }
+        public static func != (lhs: Int, rhs: Code) -> Bool { lhs != rhs.rawValue }
+        /// `switch e.code { case .notFound: … }`.
+        public static func ~= (pattern: Code, value: Int) -> Bool { value == pattern.rawValue }
+    }
 
     public init(_ code: Code, message: String = "") {
-        self.code = code
-        self.message = message
+        super.init(domain: FirestoreErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: message])
     }
 
-    public static var errorDomain: String { FirestoreErrorDomain }
-    public var errorCode: Int { code.rawValue }
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
-    public var localizedDescription: String { message }
+    public required init?(coder: NSCoder) { nil }
+
+    convenience init(_ error: FirestoreError) {
+        self.init(Code(rawValue: error.code.rawValue) ?? .unknown, message: error.message)
+    }
+
+    /// The error's code as the enum.
+    public var errorCode: Code { Code(rawValue: code) ?? .unknown }
+    /// The message production Firestore gives.
+    public var message: String { localizedDescription }
 
     public static let ok = Code.ok
     public static let cancelled = Code.cancelled
@@ -47,15 +57,10 @@ public struct FirestoreErrorCode: CustomNSError, Hashable, Sendable {
     public static let unavailable = Code.unavailable
     public static let dataLoss = Code.dataLoss
     public static let unauthenticated = Code.unauthenticated
-
-    init(_ error: FirestoreError) {
-        self.init(Code(rawValue: error.code.rawValue) ?? .unknown, message: error.message)
-    }
 }
 
 /// `catch FirestoreErrorCode.notFound` / `case FirestoreErrorCode.aborted:` on any `Error`.
 public func ~= (pattern: FirestoreErrorCode.Code, value: any Error) -> Bool {
-    if let e = value as? FirestoreErrorCode { return e.code == pattern }
     let ns = value as NSError
     return ns.domain == FirestoreErrorDomain && ns.code == pattern.rawValue
 }
@@ -80,7 +85,7 @@ func programmerError(_ message: String, file: StaticString = #file, line: UInt =
 
 /// Runs a check that may fail with a programmer error.
 @inline(__always)
-func checked<T>(_ body: () throws(FirestoreError) -> T) -> T {
+func requireValid<T>(_ body: () throws(FirestoreError) -> T) -> T {
     do { return try body() } catch { programmerError(error.message) }
 }
 

@@ -36,26 +36,26 @@ public final class Transaction {
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference) -> Transaction {
-        write(document, checked { () throws(FirestoreError) in try document.reader.setWrite(data, path: document.key) })
+        write(document, requireValid { () throws(FirestoreError) in try document.reader.setWrite(data, path: document.key) })
     }
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference, merge: Bool) -> Transaction {
-        write(document, checked { () throws(FirestoreError) in
+        write(document, requireValid { () throws(FirestoreError) in
             merge ? try document.reader.mergeWrite(data, path: document.key) : try document.reader.setWrite(data, path: document.key)
         })
     }
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference, mergeFields: [Any]) -> Transaction {
-        write(document, checked { () throws(FirestoreError) in
+        write(document, requireValid { () throws(FirestoreError) in
             try document.reader.mergeFieldsWrite(data, mergeFields: mergeFields, path: document.key)
         })
     }
 
     @discardableResult
     public func updateData(_ fields: [AnyHashable: Any], forDocument document: DocumentReference) -> Transaction {
-        write(document, checked { () throws(FirestoreError) in try document.reader.updateWrite(fields, path: document.key) })
+        write(document, requireValid { () throws(FirestoreError) in try document.reader.updateWrite(fields, path: document.key) })
     }
 
     @discardableResult
@@ -184,7 +184,7 @@ extension Firestore {
                 return .success(value)
             } catch {
                 lastError = error
-                if Self.isRetryable(error.code.rawValue) { continue }
+                if Self.isRetryable(error.code) { continue }
                 return .failure(error)
             }
         }

@@ -14,7 +14,7 @@ public final class WriteBatch {
         if document.firestore !== firestore {
             programmerError("Provided document reference is from a different Cloud Firestore instance.")
         }
-        writes.append(checked(make))
+        writes.append(requireValid(make))
         return self
     }
 

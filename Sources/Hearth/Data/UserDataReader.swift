@@ -17,6 +17,12 @@ struct UserDataReader {
     /// Parsing state for one write or argument.
     private struct Context {
         let source: Source
+        /// The field path being parsed, as a stack (pushed and popped, never copied on the
+        /// hot path).
+        var path: [String] = []
+        /// Inside an array element. The SDK has no field paths there: no merge leaves and no
+        /// "(found in field …)" in messages.
+        var insideArray = false
         var transforms: [FieldTransform] = []
         /// Paths of leaves (merge) or `delete()` sentinels, for the field mask.
         var maskPaths: [HearthCore.FieldPath] = []
@@ -27,21 +33,21 @@ struct UserDataReader {
     /// `setData(_:)`: replace the document.
     func setWrite(_ data: [String: Any], path: ResourcePath) throws(FirestoreError) -> Write {
         var ctx = Context(source: .set)
-        let fields = try parseMap(data, path: [], ctx: &ctx)
+        let fields = try parseMap(data, ctx: &ctx)
         return Write(path: path, operation: .set(fields), transforms: ctx.transforms)
     }
 
     /// `setData(_:merge: true)`: the mask is every leaf of the data.
     func mergeWrite(_ data: [String: Any], path: ResourcePath) throws(FirestoreError) -> Write {
         var ctx = Context(source: .mergeSet)
-        let fields = try parseMap(data, path: [], ctx: &ctx)
+        let fields = try parseMap(data, ctx: &ctx)
         return Write(path: path, operation: .update(fields, mask: ctx.maskPaths), transforms: ctx.transforms)
     }
 
     /// `setData(_:mergeFields:)`: only the listed paths are written.
     func mergeFieldsWrite(_ data: [String: Any], mergeFields: [Any], path: ResourcePath) throws(FirestoreError) -> Write {
         var ctx = Context(source: .mergeSet)
-        let all = try parseMap(data, path: [], ctx: &ctx)
+        let all = try parseMap(data, ctx: &ctx)
         var mask: [HearthCore.FieldPath] = []
         for element in mergeFields {
             let p: HearthCore.FieldPath
@@ -85,7 +91,8 @@ struct UserDataReader {
                 continue
             }
             let transformsBefore = ctx.transforms.count
-            if let v = try parseValue(value, path: p.segments, ctx: &ctx, inArray: false) {
+            ctx.path = p.segments
+            if let v = try parseValue(value, ctx: &ctx, inArray: false) {
                 fields.setValue(v, at: p)
                 mask.append(p)
             } else if ctx.transforms.count == transformsBefore {
@@ -97,8 +104,8 @@ struct UserDataReader {
 
     /// A value used as a query argument or array-transform element (no sentinels).
     func argumentValue(_ value: Any, fieldDescription: String) throws(FirestoreError) -> Value {
-        var ctx = Context(source: .argument)
-        guard let v = try parseValue(value, path: [fieldDescription], ctx: &ctx, inArray: false) else {
+        var ctx = Context(source: .argument, path: [fieldDescription])
+        guard let v = try parseValue(value, ctx: &ctx, inArray: false) else {
             throw .invalidArgument("Invalid data. Unsupported value (found in field \(fieldDescription))")
         }
         return v
@@ -106,130 +113,154 @@ struct UserDataReader {
 
     // MARK: Values
 
-    private func parseMap(_ data: [String: Any], path: [String], ctx: inout Context) throws(FirestoreError) -> MapValue {
-        if data.isEmpty && ctx.source == .mergeSet && !path.isEmpty {
+    private func parseMap(_ data: [String: Any], ctx: inout Context) throws(FirestoreError) -> MapValue {
+        if data.isEmpty && ctx.source == .mergeSet && !ctx.insideArray && !ctx.path.isEmpty {
             // An empty map under merge is a leaf that replaces the target.
-            ctx.maskPaths.append(HearthCore.FieldPath(path))
+            ctx.maskPaths.append(HearthCore.FieldPath(ctx.path))
         }
-        var entries: [(String, Value)] = []
+        var entries: [MapValue.Entry] = []
         entries.reserveCapacity(data.count)
         for (key, raw) in data {
-            var childPath = path
-            childPath.append(key)
-            if let v = try parseValue(raw, path: childPath, ctx: &ctx, inArray: false) {
+            ctx.path.append(key)
+            if let v = try parseValue(raw, ctx: &ctx, inArray: false) {
                 entries.append((key, v))
             }
+            ctx.path.removeLast()
         }
-        entries.sort { compareUTF8($0.0, $1.0) < 0 }
-        return MapValue(sortedEntries: entries.map { (key: $0.0, value: $0.1) })
+        entries.sort { compareUTF8($0.key, $1.key) < 0 }
+        return MapValue(sortedEntries: entries)
     }
 
     /// Returns nil when the value is a sentinel (recorded in the context instead).
-    private func parseValue(_ raw: Any, path: [String], ctx: inout Context, inArray: Bool) throws(FirestoreError) -> Value? {
-        let fieldName = path.joined(separator: ".")
-        if let s = raw as? String {
-            return leaf(.string(s), path, &ctx, inArray)
+    private func parseValue(_ raw: Any, ctx: inout Context, inArray: Bool) throws(FirestoreError) -> Value? {
+        // Exact-type checks first: comparing metatypes is far cheaper than trying casts.
+        let type = Swift.type(of: raw)
+        if type == String.self { return leaf(.string(raw as! String), &ctx, inArray) }
+        if type == Int.self { return leaf(.integer(Int64(raw as! Int)), &ctx, inArray) }
+        if type == Double.self { return leaf(.double(raw as! Double), &ctx, inArray) }
+        if type == Bool.self { return leaf(.boolean(raw as! Bool), &ctx, inArray) }
+        if type == [String: Any].self { return .map(try parseMap(raw as! [String: Any], ctx: &ctx)) }
+        if type == [String].self {
+            if inArray { return try parseArray(raw as! [String], ctx: &ctx, inArray: true) }
+            return leaf(.array((raw as! [String]).map { .string($0) }), &ctx, inArray)
         }
-        if type(of: raw) is NSNumber.Type, let n = raw as? NSNumber {
-            return leaf(try number(n, field: fieldName), path, &ctx, inArray)
+        let fieldName = ctx.path.joined(separator: ".")
+        if let s = raw as? String {
+            return leaf(.string(s), &ctx, inArray)
+        }
+        if type is NSNumber.Type, let n = raw as? NSNumber {
+            return leaf(try number(n, found: found(fieldName, ctx)), &ctx, inArray)
         }
         switch raw {
-        case let v as Int: return leaf(.integer(Int64(v)), path, &ctx, inArray)
-        case let v as Bool: return leaf(.boolean(v), path, &ctx, inArray)
-        case let v as Double: return leaf(.double(v), path, &ctx, inArray)
+        case let v as Int: return leaf(.integer(Int64(v)), &ctx, inArray)
+        case let v as Bool: return leaf(.boolean(v), &ctx, inArray)
+        case let v as Double: return leaf(.double(v), &ctx, inArray)
         case let v as [String: Any]:
-            let m = try parseMap(v, path: path, ctx: &ctx)
-            return .map(m)
+            return .map(try parseMap(v, ctx: &ctx))
         case let v as [Any]:
-            if inArray { throw .invalidArgument("Invalid data. Nested arrays are not supported (found in field \(fieldName))") }
-            var out: [Value] = []
-            out.reserveCapacity(v.count)
-            for (i, e) in v.enumerated() {
-                if let sentinel = unwrapOptional(e) as? FieldValue {
-                    throw .invalidArgument("\(sentinel.methodName) is not currently supported inside arrays (found in field \(fieldName))")
-                }
-                var elementCtx = Context(source: .argument)
-                guard let ev = try parseValue(e, path: path + [String(i)], ctx: &elementCtx, inArray: true) else { continue }
-                out.append(ev)
-            }
-            return leaf(.array(out), path, &ctx, inArray)
+            return leaf(try parseArray(v, ctx: &ctx, inArray: inArray), &ctx, inArray)
         case let v as FieldValue:
-            return try sentinel(v, path: path, ctx: &ctx, inArray: inArray)
-        case let v as Timestamp: return leaf(.timestamp(v.core.truncatedToMicroseconds), path, &ctx, inArray)
-        case let v as Date: return leaf(.timestamp(HearthCore.Timestamp(date: v).truncatedToMicroseconds), path, &ctx, inArray)
-        case let v as Data: return leaf(.bytes(v), path, &ctx, inArray)
-        case let v as GeoPoint: return leaf(.geoPoint(v.core), path, &ctx, inArray)
-        case let v as VectorValue: return leaf(.vector(v.array), path, &ctx, inArray)
+            return try sentinel(v, ctx: &ctx, inArray: inArray)
+        case let v as Timestamp: return leaf(.timestamp(v.core.truncatedToMicroseconds), &ctx, inArray)
+        case let v as Date: return leaf(.timestamp(HearthCore.Timestamp(date: v).truncatedToMicroseconds), &ctx, inArray)
+        case let v as Data: return leaf(.bytes(v), &ctx, inArray)
+        case let v as GeoPoint: return leaf(.geoPoint(v.core), &ctx, inArray)
+        case let v as VectorValue: return leaf(.vector(v.array), &ctx, inArray)
         case let v as DocumentReference:
             guard v.firestore.database.id == firestore.database.id else {
-                throw .invalidArgument("Document reference is for database \(v.firestore.projectID)/\(v.firestore.databaseID) but should be for database \(firestore.projectID)/\(firestore.databaseID) (found in field \(fieldName))")
+                throw .invalidArgument("Document Reference is for database \(v.firestore.projectID)/\(v.firestore.databaseID) but should be for database \(firestore.projectID)/\(firestore.databaseID)\(found(fieldName, ctx))")
             }
-            return leaf(.reference(DocumentName(database: v.firestore.database.id, path: v.key)), path, &ctx, inArray)
-        case is NSNull: return leaf(.null, path, &ctx, inArray)
-        case let v as Int64: return leaf(.integer(v), path, &ctx, inArray)
-        case let v as Int32: return leaf(.integer(Int64(v)), path, &ctx, inArray)
-        case let v as Int16: return leaf(.integer(Int64(v)), path, &ctx, inArray)
-        case let v as Int8: return leaf(.integer(Int64(v)), path, &ctx, inArray)
-        case let v as UInt8: return leaf(.integer(Int64(v)), path, &ctx, inArray)
-        case let v as UInt16: return leaf(.integer(Int64(v)), path, &ctx, inArray)
-        case let v as UInt32: return leaf(.integer(Int64(v)), path, &ctx, inArray)
+            return leaf(.reference(DocumentName(database: v.firestore.database.id, path: v.key)), &ctx, inArray)
+        case is NSNull: return leaf(.null, &ctx, inArray)
+        case let v as Int64: return leaf(.integer(v), &ctx, inArray)
+        case let v as Int32: return leaf(.integer(Int64(v)), &ctx, inArray)
+        case let v as Int16: return leaf(.integer(Int64(v)), &ctx, inArray)
+        case let v as Int8: return leaf(.integer(Int64(v)), &ctx, inArray)
+        case let v as UInt8: return leaf(.integer(Int64(v)), &ctx, inArray)
+        case let v as UInt16: return leaf(.integer(Int64(v)), &ctx, inArray)
+        case let v as UInt32: return leaf(.integer(Int64(v)), &ctx, inArray)
         case let v as UInt:
-            guard let i = Int64(exactly: v) else { throw .invalidArgument("NSNumber (\(v)) is too large (found in field \(fieldName))") }
-            return leaf(.integer(i), path, &ctx, inArray)
+            guard let i = Int64(exactly: v) else { throw .invalidArgument("NSNumber (\(v)) is too large\(found(fieldName, ctx))") }
+            return leaf(.integer(i), &ctx, inArray)
         case let v as UInt64:
-            guard let i = Int64(exactly: v) else { throw .invalidArgument("NSNumber (\(v)) is too large (found in field \(fieldName))") }
-            return leaf(.integer(i), path, &ctx, inArray)
-        case let v as Float: return leaf(.double(Double(v)), path, &ctx, inArray)
-        case let v as Decimal: return leaf(.double(NSDecimalNumber(decimal: v).doubleValue), path, &ctx, inArray)
+            guard let i = Int64(exactly: v) else { throw .invalidArgument("NSNumber (\(v)) is too large\(found(fieldName, ctx))") }
+            return leaf(.integer(i), &ctx, inArray)
+        case let v as Float: return leaf(.double(Double(v)), &ctx, inArray)
+        case let v as Decimal: return leaf(.double(NSDecimalNumber(decimal: v).doubleValue), &ctx, inArray)
         case let v as NSDictionary:
             var dict: [String: Any] = [:]
             for (k, value) in v {
-                guard let key = k as? String else { throw .invalidArgument("Invalid data. Map keys must be strings (found in field \(fieldName))") }
+                guard let key = k as? String else { throw .invalidArgument("Invalid data. Map keys must be strings\(found(fieldName, ctx))") }
                 dict[key] = value
             }
-            return .map(try parseMap(dict, path: path, ctx: &ctx))
+            return .map(try parseMap(dict, ctx: &ctx))
         case let v as NSArray:
-            return try parseValue(v.map { $0 }, path: path, ctx: &ctx, inArray: inArray)
+            return try parseValue(v.map { $0 }, ctx: &ctx, inArray: inArray)
         default:
             if let optional = raw as? any OptionalBox {
-                guard let wrapped = optional.wrapped else { return leaf(.null, path, &ctx, inArray) }
-                return try parseValue(wrapped, path: path, ctx: &ctx, inArray: inArray)
+                guard let wrapped = optional.wrapped else { return leaf(.null, &ctx, inArray) }
+                return try parseValue(wrapped, ctx: &ctx, inArray: inArray)
             }
-            throw .invalidArgument("Unsupported type: \(type(of: raw)) (found in field \(fieldName))")
+            throw .invalidArgument("Unsupported type: \(Swift.type(of: raw))\(found(fieldName, ctx))")
         }
+    }
+
+    /// Array elements: no sentinels, no arrays directly inside, no merge leaves.
+    private func parseArray(_ v: [Any], ctx: inout Context, inArray: Bool) throws(FirestoreError) -> Value {
+        if inArray {
+            // The SDK's message names no field: it has no paths inside arrays.
+            throw .invalidArgument("Nested arrays are not supported")
+        }
+        var out: [Value] = []
+        out.reserveCapacity(v.count)
+        var elementCtx = Context(source: ctx.source, path: ctx.path, insideArray: true)
+        for (i, e) in v.enumerated() {
+            elementCtx.path.append(String(i))
+            if let ev = try parseValue(e, ctx: &elementCtx, inArray: true) { out.append(ev) }
+            elementCtx.path.removeLast()
+        }
+        return .array(out)
     }
 
     /// Records a merge leaf (its path joins the mask) and passes the value through.
     @inline(__always)
-    private func leaf(_ v: Value, _ path: [String], _ ctx: inout Context, _ inArray: Bool) -> Value {
-        if ctx.source == .mergeSet && !inArray && !path.isEmpty {
-            ctx.maskPaths.append(HearthCore.FieldPath(path))
+    private func leaf(_ v: Value, _ ctx: inout Context, _ inArray: Bool) -> Value {
+        if ctx.source == .mergeSet && !inArray && !ctx.insideArray && !ctx.path.isEmpty {
+            ctx.maskPaths.append(HearthCore.FieldPath(ctx.path))
         }
         return v
     }
 
-    private func number(_ n: NSNumber, field: String) throws(FirestoreError) -> Value {
+    /// The SDK's " (found in field a.b)" message suffix; empty inside arrays.
+    private func found(_ field: String, _ ctx: Context) -> String {
+        ctx.insideArray ? "" : " (found in field \(field))"
+    }
+
+    private func number(_ n: NSNumber, found: String) throws(FirestoreError) -> Value {
         switch n.objCType.pointee {
         case 0x63, 0x42: return .boolean(n.boolValue)  // 'c' (CFBoolean), 'B'
         case 0x66, 0x64: return .double(n.doubleValue)  // 'f', 'd'
         case 0x51, 0x4C:  // 'Q', 'L': unsigned 64-bit
             guard let i = Int64(exactly: n.uint64Value) else {
-                throw .invalidArgument("NSNumber (\(n.uint64Value)) is too large (found in field \(field))")
+                throw .invalidArgument("NSNumber (\(n.uint64Value)) is too large\(found)")
             }
             return .integer(i)
         default: return .integer(n.int64Value)
         }
     }
 
-    private func sentinel(_ v: FieldValue, path: [String], ctx: inout Context, inArray: Bool) throws(FirestoreError) -> Value? {
+    private func sentinel(_ v: FieldValue, ctx: inout Context, inArray: Bool) throws(FirestoreError) -> Value? {
+        let path = ctx.path
         let field = path.joined(separator: ".")
-        if inArray {
-            throw .invalidArgument("\(v.methodName) is not currently supported inside arrays (found in field \(field))")
+        // The SDK's order: not a write at all, then inside an array (where it has no path).
+        if ctx.source == .argument {
+            throw .invalidArgument("\(v.methodName) can only be used with updateData() and setData()\(found(field, ctx))")
+        }
+        if inArray || ctx.insideArray {
+            throw .invalidArgument("\(v.methodName) is not currently supported inside arrays")
         }
         let fp = HearthCore.FieldPath(path)
         switch ctx.source {
-        case .argument:
-            throw .invalidArgument("\(v.methodName) can only be used with updateData() and setData() (found in field \(field))")
         case .set where { if case .delete = v.kind { return true } else { return false } }():
             throw .invalidArgument("FieldValue.delete() can only be used with updateData() and setData() with merge:true (found in field \(field))")
         case .update where { if case .delete = v.kind { return true } else { return false } }():
@@ -249,21 +280,19 @@ struct UserDataReader {
         case .minimum(let n):
             ctx.transforms.append(FieldTransform(path: fp, kind: .minimum(n)))
         case .arrayUnion(let elements):
-            ctx.transforms.append(FieldTransform(path: fp, kind: .appendMissingElements(try arrayElements(elements, field: field, method: v.methodName))))
+            ctx.transforms.append(FieldTransform(path: fp, kind: .appendMissingElements(try arrayElements(elements, field: field))))
         case .arrayRemove(let elements):
-            ctx.transforms.append(FieldTransform(path: fp, kind: .removeAllFromArray(try arrayElements(elements, field: field, method: v.methodName))))
+            ctx.transforms.append(FieldTransform(path: fp, kind: .removeAllFromArray(try arrayElements(elements, field: field))))
         }
         return nil
     }
 
-    private func arrayElements(_ elements: [Any], field: String, method: String) throws(FirestoreError) -> [Value] {
+    /// Elements are arguments, not writes: a sentinel among them is rejected as such.
+    private func arrayElements(_ elements: [Any], field: String) throws(FirestoreError) -> [Value] {
         var out: [Value] = []
         for (i, e) in elements.enumerated() {
-            var elementCtx = Context(source: .argument)
-            if unwrapOptional(e) is FieldValue {
-                throw .invalidArgument("\(method) is not currently supported inside arrays (found in field \(field))")
-            }
-            guard let v = try parseValue(e, path: [field, String(i)], ctx: &elementCtx, inArray: true) else { continue }
+            var elementCtx = Context(source: .argument, path: [field, String(i)], insideArray: true)
+            guard let v = try parseValue(e, ctx: &elementCtx, inArray: true) else { continue }
             out.append(v)
         }
         return out

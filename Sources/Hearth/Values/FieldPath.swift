@@ -8,7 +8,7 @@ public final class FieldPath: NSObject, NSCopying, @unchecked Sendable {
 
     /// An empty list or an empty segment is a programmer error.
     public init(_ fieldNames: [String]) {
-        core = checked { () throws(FirestoreError) in try Self.validated(fieldNames) }
+        core = requireValid { () throws(FirestoreError) in try Self.validated(fieldNames) }
     }
 
     init(core: HearthCore.FieldPath) { self.core = core }

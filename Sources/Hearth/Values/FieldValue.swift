@@ -37,7 +37,7 @@ public final class FieldValue: NSObject, @unchecked Sendable {
     public static func minimum(_ d: Double) -> FieldValue { FieldValue(.minimum(.double(d))) }
     /// A vector value.
     public static func vector(_ array: [Double]) -> VectorValue { VectorValue(array) }
-    public static func vector(_ array: [Float]) -> VectorValue { VectorValue(array) }
+    public static func vector(_ array: [Float]) -> VectorValue { VectorValue(array.map(Double.init)) }
 
     /// The SDK's method name, used in messages (`FieldValue.increment()`).
     var methodName: String {

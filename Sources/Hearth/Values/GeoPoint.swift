@@ -8,7 +8,7 @@ public final class GeoPoint: NSObject, NSCopying, @unchecked Sendable {
 
     /// Out-of-range or non-finite coordinates are a programmer error, as in the SDK.
     public init(latitude: Double, longitude: Double) {
-        let p = checked { () throws(FirestoreError) in
+        let p = requireValid { () throws(FirestoreError) in
             try HearthCore.GeoPoint.validated(latitude: latitude, longitude: longitude)
         }
         self.latitude = p.latitude

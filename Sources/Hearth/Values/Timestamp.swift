@@ -12,7 +12,7 @@ public final class Timestamp: NSObject, NSCopying, Comparable, @unchecked Sendab
     /// Valid range 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999999Z; out-of-range
     /// arguments are a programmer error, as in the SDK.
     public init(seconds: Int64, nanoseconds: Int32) {
-        core = checked { () throws(FirestoreError) in
+        core = requireValid { () throws(FirestoreError) in
             try HearthCore.Timestamp.validated(seconds: seconds, nanos: nanoseconds)
         }
     }

@@ -4,9 +4,9 @@ import Foundation
 public final class VectorValue: NSObject, @unchecked Sendable {
     public let array: [Double]
 
+    /// Only the `[Double]` form, as in the SDK: a `[Float]` overload would make
+    /// `VectorValue([1, 2])` ambiguous (use `FieldValue.vector(_:)` for floats).
     public init(_ array: [Double]) { self.array = array }
-
-    public convenience init(_ array: [Float]) { self.init(array.map(Double.init)) }
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? VectorValue else { return false }

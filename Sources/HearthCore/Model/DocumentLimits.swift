@@ -46,30 +46,36 @@ public enum DocumentLimits {
         if size > maxDocumentSize {
             throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(size)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
         }
-        for entry in fields.entries {
-            if let deepest = tooDeep(entry.value, depth: 1, path: [entry.key]) {
-                throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because field '\(FieldPath(deepest).dotted)' exceeds the maximum nesting depth of \(maxNestingDepth) maps and arrays.")
-            }
+        for entry in fields.entries where exceedsDepth(entry.value, depth: 1) {
+            let deepest = [entry.key] + deepestPath(entry.value, depth: 1)
+            throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because field '\(FieldPath(deepest).dotted)' exceeds the maximum nesting depth of \(maxNestingDepth) maps and arrays.")
         }
     }
 
-    /// The path to the first container nested deeper than the limit (a top-level map or
-    /// array is depth 1).
-    private static func tooDeep(_ v: Value, depth: Int, path: [String]) -> [String]? {
+    /// Whether a container nests deeper than the limit (a top-level map or array is depth 1).
+    private static func exceedsDepth(_ v: Value, depth: Int) -> Bool {
         switch v {
         case .map(let m):
-            if depth > maxNestingDepth { return path }
-            for e in m.entries {
-                if let p = tooDeep(e.value, depth: depth + 1, path: path + [e.key]) { return p }
-            }
+            return depth > maxNestingDepth || m.entries.contains { exceedsDepth($0.value, depth: depth + 1) }
         case .array(let a):
-            if depth > maxNestingDepth { return path }
-            for (i, e) in a.enumerated() {
-                if let p = tooDeep(e, depth: depth + 1, path: path + [String(i)]) { return p }
-            }
-        default: break
+            return depth > maxNestingDepth || a.contains { exceedsDepth($0, depth: depth + 1) }
+        default:
+            return false
         }
-        return nil
+    }
+
+    /// The path below `v` to the first container past the limit, for the error message.
+    private static func deepestPath(_ v: Value, depth: Int) -> [String] {
+        if depth > maxNestingDepth { return [] }
+        switch v {
+        case .map(let m):
+            for e in m.entries where exceedsDepth(e.value, depth: depth + 1) { return [e.key] + deepestPath(e.value, depth: depth + 1) }
+        case .array(let a):
+            for (i, e) in a.enumerated() where exceedsDepth(e, depth: depth + 1) { return [String(i)] + deepestPath(e, depth: depth + 1) }
+        default:
+            break
+        }
+        return []
     }
 
     /// 1060109 → "1,060,109", as production writes byte counts.

@@ -49,8 +49,10 @@ public final class Database: Sendable {
 
     /// The state to read at `readTime`: the current state, checked to still retain it.
     public func state(readTime: Timestamp) throws(FirestoreError) -> DatabaseState {
-        let s = state()
-        let horizon = Self.horizon(from: clock.now(), retention: versionRetention)
+        let (s, lastCommit) = core.withLock { ($0.state, $0.lastCommit) }
+        // History is pruned relative to commit times, which run ahead of a clock that went
+        // backwards; measure the horizon from the later of the two so no pruned time passes.
+        let horizon = Self.horizon(from: max(clock.now(), lastCommit), retention: versionRetention)
         if readTime < horizon {
             throw FirestoreError(.failedPrecondition,
                 "The requested read time \(readTime.rfc3339) is older than the oldest retained version; versions are kept for \(Int(versionRetention)) seconds.")
@@ -87,66 +89,74 @@ public final class Database: Sendable {
         }
     }
 
+    /// A document touched by a commit: its stored version and the working copy.
+    private struct Touched {
+        let key: DocumentKey
+        let original: Document?
+        var current: Document?
+        var deletedInCommit = false
+    }
+
     /// The write pipeline inside the commit lock: apply in order against a working set,
     /// check limits on the final documents, then install new versions.
     private static func apply(_ writes: [Write], to state: inout DatabaseState, commitTime: Timestamp,
-                              database: DatabaseID, horizon: Timestamp, tombstones: inout [(time: Timestamp, key: DocumentKey)]) throws(FirestoreError) -> CommitResult
+                              database: DatabaseID, horizon: Timestamp,
+                              tombstones: inout [(time: Timestamp, key: DocumentKey)]) throws(FirestoreError) -> CommitResult
     {
-        // Touched documents: original stored version and the working document.
-        var order: [DocumentKey] = []
-        var working: [DocumentKey: (original: Document?, current: Document?)] = [:]
-        var deleted: Set<DocumentKey> = []
-        var afterEach: [(key: DocumentKey, document: Document?, transforms: [Value])] = []
+        var touched: [Touched] = []
+        // Small commits find their documents by linear search; larger ones get an index.
+        var index: [DocumentKey: Int]? = writes.count > 8 ? [:] : nil
+        func slot(_ key: DocumentKey) -> Int {
+            if let found = index.map({ $0[key] }) ?? touched.firstIndex(where: { $0.key == key }) { return found }
+            let doc = state.documents[key]?.document
+            touched.append(Touched(key: key, original: doc, current: doc))
+            index?[key] = touched.count - 1
+            return touched.count - 1
+        }
+        var afterEach: [(slot: Int, document: Document?, transforms: [Value])] = []
         afterEach.reserveCapacity(writes.count)
         for write in writes {
-            let key = DocumentKey(write.path)
-            let entry = working[key] ?? {
-                order.append(key)
-                let doc = state.documents[key]?.document
-                return (doc, doc)
-            }()
-            if entry.current == nil, write.precondition == .exists(true), deleted.contains(key) {
+            let i = slot(DocumentKey(write.path))
+            if touched[i].current == nil, write.precondition == .exists(true), touched[i].deletedInCommit {
                 // Production refuses an update of a document this commit deleted (semantics §13, §20).
                 throw .invalidArgument("Cannot update document \(database.resourceName(write.path)): it is deleted earlier in the same commit.")
             }
-            let (doc, transformResults) = try write.apply(to: entry.current, commitTime: commitTime, database: database)
-            if case .delete = write.operation { deleted.insert(key) }
-            working[key] = (entry.original, doc)
-            afterEach.append((key, doc, transformResults))
+            let (doc, transformResults) = try write.apply(to: touched[i].current, commitTime: commitTime, database: database)
+            touched[i].current = doc
+            if case .delete = write.operation { touched[i].deletedInCommit = true }
+            afterEach.append((i, doc, transformResults))
         }
         // Final documents: limits, and "unchanged" when the content ends as it began.
-        var finals: [DocumentKey: Document?] = [:]
-        for key in order {
-            let (original, current) = working[key]!
-            var final = current
-            if let doc = current {
-                if let original, original.createTime == doc.createTime, original.fields == doc.fields {
-                    final = original
-                } else {
-                    try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
-                }
+        for i in touched.indices {
+            guard let doc = touched[i].current else { continue }
+            if let original = touched[i].original, original.createTime == doc.createTime, original.fields == doc.fields {
+                touched[i].current = original
+            } else {
+                try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
             }
-            finals[key] = final
         }
-        for key in order {
-            let original = working[key]!.original
-            let final = finals[key]!
-            if original == nil && final == nil { continue }
-            if let o = original, let f = final, o == f { continue }
-            let head = state.documents[key]
-            let version = DocumentVersion(document: final, since: commitTime, older: head?.pruned(before: horizon))
-            state.documents.updateValue(version, forKey: key)
-            if original == nil { state.documentCount += 1 }
-            if final == nil {
+        for t in touched {
+            switch (t.original, t.current) {
+            case (nil, nil): continue
+            case let (o?, f?) where o == f: continue
+            default: break
+            }
+            let head = state.documents[t.key]
+            let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon))
+            state.documents.updateValue(version, forKey: t.key)
+            if t.original == nil { state.documentCount += 1 }
+            if t.current == nil {
                 state.documentCount -= 1
-                tombstones.append((commitTime, key))
+                tombstones.append((commitTime, t.key))
             }
         }
         let results = afterEach.map { entry -> WriteResult in
             guard let doc = entry.document else { return WriteResult(updateTime: nil, transformResults: entry.transforms) }
-            let final = finals[entry.key]!
-            let unchanged = final.map { f in f.updateTime < commitTime } ?? false
-            return WriteResult(updateTime: unchanged ? final!.updateTime : doc.updateTime, transformResults: entry.transforms)
+            // A document the commit left unchanged reports its previous update time.
+            if let final = touched[entry.slot].current, final.updateTime < commitTime {
+                return WriteResult(updateTime: final.updateTime, transformResults: entry.transforms)
+            }
+            return WriteResult(updateTime: doc.updateTime, transformResults: entry.transforms)
         }
         return CommitResult(commitTime: commitTime, writeResults: results)
     }

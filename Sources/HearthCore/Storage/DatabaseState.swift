@@ -31,8 +31,9 @@ public struct DatabaseState: Sendable {
     /// that retained read time.
     public func documents(in collection: ResourcePath, at time: Timestamp? = nil) -> [Document] {
         var out: [Document] = []
-        var it = documents.elements(from: DocumentKey.start(of: collection), inclusive: true, descending: false)
-        while let (key, version) = it.next(), key.collection == collection {
+        let start = DocumentKey.start(of: collection)
+        var it = documents.elements(from: start, inclusive: true, descending: false)
+        while let (key, version) = it.next(), key.encoded.starts(with: start.encoded) {
             let doc = time.map { version.version(at: $0)?.document } ?? version.document
             if let doc { out.append(doc) }
         }

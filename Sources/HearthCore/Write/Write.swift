@@ -92,13 +92,41 @@ extension Write {
         for t in transforms { try t.validate() }
     }
 
-    /// Field names must be writable and arrays may not directly contain arrays.
+    /// Field names must be writable and arrays may not directly contain arrays. The path
+    /// is only materialised for an error message.
     static func validateFields(_ fields: MapValue, prefix: [String]) throws(FirestoreError) {
         for entry in fields.entries {
-            let path = FieldPath(prefix + [entry.key])
-            try FieldPath([entry.key]).validateForWriteNaming(fullPath: path)
-            try validateValue(entry.value, at: path)
+            if !isWritableName(entry.key) || containsNestedArray(entry.value) || !fieldsValid(entry.value) {
+                let path = FieldPath(prefix + [entry.key])
+                try FieldPath([entry.key]).validateForWriteNaming(fullPath: path)
+                try validateValue(entry.value, at: path)
+            }
         }
+    }
+
+    /// Cheap check of one name: non-empty, not `__x__`, at most 1,500 bytes.
+    @inline(__always)
+    static func isWritableName(_ name: String) -> Bool {
+        let u = name.utf8
+        let n = u.count
+        if n == 0 || n > 1500 { return false }
+        if n >= 4, u.first == 0x5F, u.last == 0x5F,
+           u[u.index(after: u.startIndex)] == 0x5F, u[u.index(u.endIndex, offsetBy: -2)] == 0x5F { return false }
+        return true
+    }
+
+    /// True when every name below `v` is writable (arrays' maps included).
+    private static func fieldsValid(_ v: Value) -> Bool {
+        switch v {
+        case .map(let m): return m.entries.allSatisfy { isWritableName($0.key) && !containsNestedArray($0.value) && fieldsValid($0.value) }
+        case .array(let a): return a.allSatisfy(fieldsValid)
+        default: return true
+        }
+    }
+
+    private static func containsNestedArray(_ v: Value) -> Bool {
+        guard case .array(let a) = v else { return false }
+        return a.contains { if case .array = $0 { return true } else { return false } }
     }
 
     static func validateValue(_ value: Value, at path: FieldPath) throws(FirestoreError) {

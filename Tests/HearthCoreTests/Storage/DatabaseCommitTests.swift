@@ -1,0 +1,233 @@
+import Foundation
+import Testing
+@testable import HearthCore
+
+@Suite("Database commits: atomicity, metadata, commit times (semantics §16, §17, §25)")
+struct DatabaseCommitTests {
+    let db: Database
+    let clock: ManualClock
+    init() { (db, clock) = makeTestDatabase() }
+
+    // semantics §16 (prod test): set a + update missing b → NOT_FOUND and a is not written.
+    @Test("a failing write leaves nothing applied")
+    func batchAtomicity() throws {
+        try db.commit([.set(testPath("c/x"), testFields(["v": .integer(1)]))])
+        let before = db.state()
+        expectFirestoreError(.notFound, message: "No document to update: \(testResourceName("c/b"))") {
+            try db.commit([
+                .set(testPath("c/a"), testFields(["v": .integer(1)])),
+                .set(testPath("c/x"), testFields(["v": .integer(2)])),
+                .delete(testPath("c/x")),
+                .update(testPath("c/b"), testFields(["v": .integer(1)]), mask: [testFieldPath("v")]),
+            ])
+        }
+        let after = db.state()
+        #expect(after.hasSameDocuments(as: before))
+        #expect(after.documentCount == 1)
+        #expect(after.readTime == before.readTime)
+        #expect(db.document(testPath("c/a")) == nil)
+        #expect(db.document(testPath("c/x"))?.fields == testFields(["v": .integer(1)]))
+    }
+
+    @Test("a precondition failing late in the batch leaves nothing applied")
+    func atomicityOnPrecondition() throws {
+        try db.commit([.set(testPath("c/x"), MapValue())])
+        let before = db.state()
+        expectFirestoreError(.alreadyExists) {
+            try db.commit([
+                .set(testPath("c/a"), MapValue()),
+                Write(path: testPath("c/x"), operation: .set(MapValue()), precondition: .exists(false)),
+            ])
+        }
+        #expect(db.state().hasSameDocuments(as: before))
+        #expect(db.state().documentCount == 1)
+    }
+
+    // semantics §11: the size limit applies to the final document of the commit.
+    @Test("size limit checked on the final document; an oversized final document aborts the batch")
+    func sizeOnFinalDocument() throws {
+        let big = testFields(["big": .string(String(repeating: "x", count: 1_100_000))])
+        try db.commit([
+            .set(testPath("c/d"), big),
+            .update(testPath("c/d"), MapValue(), mask: [testFieldPath("big")]),
+        ])
+        #expect(db.document(testPath("c/d"))?.fields == MapValue())
+        let before = db.state()
+        expectFirestoreError(.invalidArgument, containing: ["cannot be written because its size (1,100,057 bytes)"]) {
+            try db.commit([
+                .set(testPath("c/ok"), MapValue()),
+                .update(testPath("c/d"), big, mask: [testFieldPath("big")]),
+            ])
+        }
+        #expect(db.state().hasSameDocuments(as: before))
+        #expect(db.document(testPath("c/ok")) == nil)
+    }
+
+    @Test("an empty commit succeeds and still takes a commit time")
+    func emptyCommit() throws {
+        let r1 = try db.commit([])
+        let r2 = try db.commit([])
+        #expect(r1.writeResults.isEmpty)
+        #expect(r2.commitTime > r1.commitTime)
+        #expect(db.state().documentCount == 0)
+    }
+
+    // MARK: Unchanged documents (semantics §11, §25)
+
+    @Test("a write that changes nothing keeps updateTime and reports the previous one")
+    func noOpWrite() throws {
+        let fields = testFields(["a": .integer(1), "m": testMap(["x": .string("y")])])
+        let t1 = try db.commit([.set(testPath("c/d"), fields)]).commitTime
+        let stateAfterCreate = db.state()
+        let r = try db.commit([.set(testPath("c/d"), fields)])
+        #expect(r.commitTime > t1)
+        #expect(r.writeResults == [WriteResult(updateTime: t1, transformResults: [])])
+        let doc = try #require(db.document(testPath("c/d")))
+        #expect(doc.updateTime == t1)
+        #expect(doc.createTime == t1)
+        #expect(db.state().changes(since: stateAfterCreate).isEmpty)
+        // Same for an update with identical values, and for a merge.
+        let r2 = try db.commit([.update(testPath("c/d"), testFields(["m": testMap(["x": .string("y")])]), mask: [testFieldPath("m.x")])])
+        #expect(r2.writeResults[0].updateTime == t1)
+        #expect(db.document(testPath("c/d"))?.updateTime == t1)
+    }
+
+    // semantics §25: changing 1 to 1.0 is a change.
+    @Test("1 → 1.0 is a change")
+    func intToDoubleIsAChange() throws {
+        let t1 = try db.commit([.set(testPath("c/d"), testFields(["a": .integer(1)]))]).commitTime
+        let r = try db.commit([.set(testPath("c/d"), testFields(["a": .double(1.0)]))])
+        #expect(r.commitTime > t1)
+        #expect(r.writeResults[0].updateTime == r.commitTime)
+        #expect(db.document(testPath("c/d"))?.updateTime == r.commitTime)
+        #expect(db.document(testPath("c/d"))?.fields["a"] == .double(1.0))
+    }
+
+    @Test("a change reverted within the same commit keeps updateTime")
+    func revertedInSameCommit() throws {
+        let t1 = try db.commit([.set(testPath("c/d"), testFields(["a": .integer(1)]))]).commitTime
+        let r = try db.commit([
+            .set(testPath("c/d"), testFields(["a": .integer(2)])),
+            .set(testPath("c/d"), testFields(["a": .integer(1)])),
+        ])
+        #expect(db.document(testPath("c/d"))?.updateTime == t1)
+        #expect(r.writeResults.map(\.updateTime) == [t1, t1])
+    }
+
+    // MARK: createTime / updateTime (semantics §17)
+
+    @Test("createTime and updateTime follow the document's life")
+    func metadata() throws {
+        let t1 = try db.commit([.set(testPath("c/d"), testFields(["v": .integer(1)]))]).commitTime
+        var doc = try #require(db.document(testPath("c/d")))
+        #expect(doc.createTime == t1 && doc.updateTime == t1)
+
+        clock.advance(by: 1)
+        let t2 = try db.commit([.set(testPath("c/d"), testFields(["v": .integer(2)]))]).commitTime
+        doc = try #require(db.document(testPath("c/d")))
+        #expect(doc.createTime == t1 && doc.updateTime == t2 && t2 > t1)
+
+        try db.commit([.delete(testPath("c/d"))])
+        let t4 = try db.commit([.set(testPath("c/d"), testFields(["v": .integer(2)]))]).commitTime
+        doc = try #require(db.document(testPath("c/d")))
+        #expect(doc.createTime == t4 && doc.updateTime == t4)
+        #expect(doc.createTime > t2)  // re-created: a newer createTime
+    }
+
+    @Test("delete and re-create in one commit gives a new createTime even with equal content")
+    func deleteRecreateSameCommit() throws {
+        let t1 = try db.commit([.set(testPath("c/d"), testFields(["v": .integer(1)]))]).commitTime
+        let r = try db.commit([.delete(testPath("c/d")), .set(testPath("c/d"), testFields(["v": .integer(1)]))])
+        let doc = try #require(db.document(testPath("c/d")))
+        #expect(doc.createTime == r.commitTime && doc.createTime > t1)
+        #expect(r.writeResults[1].updateTime == r.commitTime)
+    }
+
+    @Test("all documents written by one commit share the commit time")
+    func sharedCommitTime() throws {
+        try db.commit([.set(testPath("c/old"), testFields(["v": .integer(0)]))])
+        let r = try db.commit([
+            .set(testPath("c/a"), MapValue()),
+            .set(testPath("d/b/e/f"), testFields(["x": .null])),
+            .update(testPath("c/old"), testFields(["v": .integer(1)]), mask: [testFieldPath("v")]),
+        ])
+        for path in ["c/a", "d/b/e/f", "c/old"] {
+            #expect(db.document(testPath(path))?.updateTime == r.commitTime, "\(path)")
+        }
+        #expect(r.writeResults.map(\.updateTime) == [r.commitTime, r.commitTime, r.commitTime])
+        #expect(db.state().readTime == r.commitTime)
+    }
+
+    // MARK: Commit times (semantics §17)
+
+    @Test("commit times strictly increase while a manual clock stands still")
+    func commitTimesIncrease() throws {
+        var last = try db.commit([.set(testPath("c/d"), MapValue())]).commitTime
+        #expect(last == testEpoch)
+        for n in 1...5 {
+            let t = try db.commit([.set(testPath("c/d"), testFields(["n": .integer(Int64(n))]))]).commitTime
+            #expect(t == Timestamp(microseconds: last.microseconds + 1))
+            last = t
+        }
+        // Even when the clock goes backwards.
+        clock.advance(by: -60)
+        let back = try db.commit([]).commitTime
+        #expect(back > last)
+        clock.advance(by: 3600)
+        let later = try db.commit([]).commitTime
+        #expect(later == testTime(3600 - 60))
+    }
+
+    @Test("commit times have microsecond precision")
+    func microsecondPrecision() throws {
+        clock.set(Timestamp(seconds: testEpoch.seconds, nanos: 999_999_999))
+        let t = try db.commit([.set(testPath("c/d"), MapValue())]).commitTime
+        #expect(t == Timestamp(seconds: testEpoch.seconds, nanos: 999_999_000))
+        #expect(db.document(testPath("c/d"))?.updateTime == t)
+    }
+
+    // MARK: Document count
+
+    @Test("documentCount counts existing documents")
+    func documentCount() throws {
+        try db.commit([.set(testPath("c/a"), MapValue()), .set(testPath("c/b"), MapValue()), .set(testPath("c/a"), testFields(["x": .null]))])
+        #expect(db.state().documentCount == 2)
+        try db.commit([.delete(testPath("c/a")), .delete(testPath("c/missing"))])
+        #expect(db.state().documentCount == 1)
+        try db.commit([.set(testPath("c/tmp"), MapValue()), .delete(testPath("c/tmp"))])
+        #expect(db.state().documentCount == 1)
+        #expect(db.state().allDocuments().map(\.path) == [testPath("c/b")])
+    }
+
+    @Test("documents(in:) lists a collection's documents in ID order, without subcollections")
+    func listCollection() throws {
+        try db.commit(["c/b", "c/__id12__", "c/a", "c/__id7__", "c/a/sub/x", "cc/z", "c/B"].map { .set(testPath($0), MapValue()) })
+        #expect(db.state().documents(in: testPath("c")).map(\.id) == ["__id7__", "__id12__", "B", "a", "b"])
+        #expect(db.state().documents(in: testPath("c/a/sub")).map(\.id) == ["x"])
+    }
+
+    @Test("documents are stored byte-exactly: é and e + combining accent are two documents")
+    func byteExactIDs() throws {
+        try db.commit([.set(testPath("c/\u{E9}"), testFields(["v": .integer(1)])), .set(testPath("c/e\u{301}"), testFields(["v": .integer(2)]))])
+        #expect(db.state().documentCount == 2)
+        #expect(db.document(testPath("c/\u{E9}"))?.fields["v"] == .integer(1))
+        #expect(db.document(testPath("c/e\u{301}"))?.fields["v"] == .integer(2))
+    }
+}
+
+@Suite("DatabaseRegistry")
+struct DatabaseRegistryTests {
+    @Test("one database per id, created on first use; removeAll(project:) drops a project's")
+    func registry() throws {
+        let registry = DatabaseRegistry(clock: ManualClock(now: testEpoch))
+        let a = registry.database(DatabaseID(project: "p"))
+        #expect(registry.database(DatabaseID(project: "p")) === a)
+        let b = registry.database(DatabaseID(project: "p", database: "other"))
+        #expect(b !== a)
+        let q = registry.database(DatabaseID(project: "q"))
+        try a.commit([.set(testPath("c/d"), MapValue())])
+        registry.removeAll(project: "p")
+        #expect(registry.all.count == 1 && registry.all.first === q)
+        #expect(registry.database(DatabaseID(project: "p")).document(testPath("c/d")) == nil)
+    }
+}

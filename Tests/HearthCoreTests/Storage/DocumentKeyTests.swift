@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import HearthCore
+
+@Suite("DocumentKey storage order")
+struct DocumentKeyTests {
+    /// Tricky document paths: numeric IDs, prefixes, NUL and high bytes, nested collections.
+    static let paths: [ResourcePath] = [
+        "c/a", "c/b", "c/B", "c/__id7__", "c/__id12__", "c/__id-9223372036854775808__", "c/__id9223372036854775807__",
+        "c/12", "c/7", "c/a\u{0}", "c/a\u{0}b", "c/a\u{1}", "c/ab", "c/\u{E9}", "c/e\u{301}", "c/🐵", "c/Ｐ",
+        "c/a/sub/x", "c/a/sub/__id1__", "c/b/sub/a", "c/__id7__/sub/a", "cc/a", "c\u{0}/a", "b/z", "__id3__/a",
+        "c/a/s/x/t/y",
+    ].map { ResourcePath(segments: $0.split(separator: "/").map(String.init)) }
+
+    /// The documented order: parent collection path, then document ID (§2 ID order).
+    static func reference(_ a: ResourcePath, _ b: ResourcePath) -> Int {
+        let c = ResourcePath.compare(a.parent, b.parent)
+        return c != 0 ? c : ResourcePath.compareSegments(a.lastSegment, b.lastSegment)
+    }
+
+    @Test("keys order by collection, then document ID, for every pair")
+    func pairwiseOrder() {
+        for a in Self.paths {
+            for b in Self.paths {
+                let expected = Self.reference(a, b)
+                let ka = DocumentKey(a), kb = DocumentKey(b)
+                #expect((ka < kb) == (expected < 0), "\(a) vs \(b)")
+                #expect((ka == kb) == (expected == 0), "\(a) vs \(b)")
+                if expected == 0 { #expect(ka.hashValue == kb.hashValue) }
+            }
+        }
+    }
+
+    @Test("keys round-trip their path")
+    func roundTrip() {
+        for p in Self.paths {
+            let k = DocumentKey(p)
+            #expect(k.path == p && k.collection == p.parent && k.id == p.lastSegment)
+        }
+    }
+
+    @Test("collection listings hold exactly the collection's documents, in ID order")
+    func listings() throws {
+        let (db, _) = makeTestDatabase()
+        try db.commit(Self.paths.map { .set($0, MapValue()) })
+        let state = db.state()
+        var collections = Set(Self.paths.map(\.parent))
+        collections.insert(testPath("c/a/s"))  // never written: empty
+        for collection in collections {
+            let expected = Self.paths.filter { $0.parent == collection }
+                .sorted { ResourcePath.compareSegments($0.lastSegment, $1.lastSegment) < 0 }
+            #expect(state.documents(in: collection).map(\.path) == expected, "\(collection)")
+        }
+        #expect(state.allDocuments().map(\.path) == Self.paths.sorted { Self.reference($0, $1) < 0 })
+    }
+}
