@@ -30,9 +30,9 @@ extension Write {
             results.append(t.result(newValue: newValue))
         }
         if let current {
-            let changed = current.fields != fields
-            return (Document(path: path, fields: fields, createTime: current.createTime,
-                             updateTime: changed ? commitTime : current.updateTime), results)
+            // Whether the content really changed is decided once, by the commit, on the
+            // final document (a no-op keeps the stored version and its update time).
+            return (Document(path: path, fields: fields, createTime: current.createTime, updateTime: commitTime), results)
         }
         return (Document(path: path, fields: fields, createTime: commitTime, updateTime: commitTime), results)
     }
