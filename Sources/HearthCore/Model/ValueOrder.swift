@@ -1,3 +1,5 @@
+import Foundation
+
 /// Firestore's total order of values and its equality (semantics §2–3).
 extension Value {
     /// -1, 0 or 1 by the total order across and within types. NaN equals NaN and is the
@@ -35,7 +37,7 @@ extension Value {
     /// Production equality (semantics §3): the order's equality, except that NaN equals
     /// nothing (NaN is matched only by the dedicated IS_NAN filter).
     public static func firestoreEquals(_ a: Value, _ b: Value) -> Bool {
-        if containsNaN(a) || containsNaN(b) { return compareWithNaN(a, b, nanEqual: false) }
+        if containsNaN(a) || containsNaN(b) { return equalWithoutNaN(a, b) }
         return compare(a, b) == 0
     }
 
@@ -55,15 +57,15 @@ extension Value {
     }
 
     // Equality walk in which NaN never equals anything.
-    private static func compareWithNaN(_ a: Value, _ b: Value, nanEqual: Bool) -> Bool {
+    private static func equalWithoutNaN(_ a: Value, _ b: Value) -> Bool {
         switch (a, b) {
         case let (.double(x), _) where x.isNaN: return false
         case let (_, .double(y)) where y.isNaN: return false
         case let (.array(x), .array(y)):
-            return x.count == y.count && zip(x, y).allSatisfy { compareWithNaN($0, $1, nanEqual: nanEqual) }
+            return x.count == y.count && zip(x, y).allSatisfy { equalWithoutNaN($0, $1) }
         case let (.map(x), .map(y)):
             return x.count == y.count && zip(x.entries, y.entries).allSatisfy {
-                utf8Equal($0.key, $1.key) && compareWithNaN($0.value, $1.value, nanEqual: nanEqual)
+                utf8Equal($0.key, $1.key) && equalWithoutNaN($0.value, $1.value)
             }
         case let (.vector(x), .vector(y)):
             return x.count == y.count && zip(x, y).allSatisfy { !$0.isNaN && !$1.isNaN && $0 == $1 }
@@ -137,4 +139,3 @@ extension Value {
     }
 }
 
-import Foundation
