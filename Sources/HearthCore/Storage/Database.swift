@@ -20,23 +20,40 @@ public final class Database: Sendable {
         /// Deletions in commit order, to drop tombstones once no retained read time sees them.
         var tombstones: [(time: Timestamp, key: DocumentKey)] = []
         var tombstoneHead = 0
+        var indexing: IndexingState
+    }
+
+    /// The declared indexes, how missing ones are reported, and what was learned.
+    struct IndexingState: Sendable {
+        var configuration: IndexConfiguration
+        var mode: IndexMode
+        /// Composite indexes queries needed (learn mode), in first-seen order.
+        var learned: [IndexDefinition] = []
+        /// Missing indexes already logged (warn mode logs each once).
+        var warned: Set<IndexDefinition> = []
     }
 
     private let core: Mutex<Core>
 
-    public init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600) {
+    /// - Parameters:
+    ///   - indexes: the declared indexes (`firestore.indexes.json`).
+    ///   - indexMode: what a query that production would reject for a missing composite
+    ///     index does (default: `.enforce` when indexes are declared, else `.warn`).
+    public init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600,
+                indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
         self.id = id
         self.clock = clock
         self.versionRetention = versionRetention
         let start = Timestamp(seconds: Timestamp.minSeconds, nanos: 0)
-        core = Mutex(Core(state: DatabaseState(database: id, readTime: start), lastCommit: start))
+        let indexing = IndexingState(configuration: indexes ?? IndexConfiguration(), mode: indexMode ?? (indexes == nil ? .warn : .enforce))
+        core = Mutex(Core(state: DatabaseState(database: id, readTime: start), lastCommit: start, indexing: indexing))
     }
 
-    private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, state: DatabaseState, lastCommit: Timestamp) {
+    private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState) {
         self.id = id
         self.clock = clock
         self.versionRetention = versionRetention
-        core = Mutex(Core(state: state, lastCommit: lastCommit))
+        core = Mutex(Core(state: state, lastCommit: lastCommit, indexing: indexing))
     }
 
     /// The current version, for lock-free reads.
@@ -144,6 +161,7 @@ public final class Database: Sendable {
             let head = state.documents[t.key]
             let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon))
             state.documents.updateValue(version, forKey: t.key)
+            state.indexes.update(t.key, from: t.original, to: t.current)
             if t.original == nil { state.documentCount += 1 }
             if t.current == nil {
                 state.documentCount -= 1
@@ -205,8 +223,26 @@ public final class Database: Sendable {
 
     /// O(1) independent copy: same documents now, its own future.
     public func fork(as newID: DatabaseID? = nil) -> Database {
-        let (state, last) = core.withLock { ($0.state, $0.lastCommit) }
-        return Database(id: newID ?? id, clock: clock, versionRetention: versionRetention, state: state, lastCommit: last)
+        let (state, last, indexing) = core.withLock { ($0.state, $0.lastCommit, $0.indexing) }
+        return Database(id: newID ?? id, clock: clock, versionRetention: versionRetention, state: state, lastCommit: last, indexing: indexing)
+    }
+
+    // MARK: Indexes
+
+    /// The current state with `definitions` materialised (built once, under the commit lock,
+    /// and from then on maintained by every commit).
+    func materializing(_ definitions: [IndexDefinition]) -> DatabaseState {
+        core.withLock { core in
+            for d in definitions where core.state.indexes.entries(d) == nil {
+                core.state.indexes.materialize(d, from: core.state.documents)
+            }
+            return core.state
+        }
+    }
+
+    /// Reads or updates the index settings under the lock.
+    func withIndexing<T>(_ body: (inout IndexingState) -> T) -> T {
+        core.withLock { body(&$0.indexing) }
     }
 
     // MARK: Server-side transactions

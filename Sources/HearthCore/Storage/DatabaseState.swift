@@ -9,6 +9,8 @@ public struct DatabaseState: Sendable {
     var documents: PersistentSortedMap<DocumentKey, DocumentVersion>
     /// Number of documents that currently exist.
     public internal(set) var documentCount: Int
+    /// The indexes materialised so far, in step with `documents`.
+    var indexes = IndexStore()
 
     init(database: DatabaseID, readTime: Timestamp) {
         self.database = database

@@ -1,0 +1,118 @@
+import Foundation
+
+/// The documents a query returned and the read time they reflect.
+public struct QueryResult: Sendable {
+    public let documents: [Document]
+    public let readTime: Timestamp
+}
+
+/// The values of an aggregation query, by alias, and their read time.
+public struct AggregationResult: Sendable {
+    public let values: [String: Value]
+    public let readTime: Timestamp
+}
+
+/// Query entry points: validate and normalise, check index requirements per the index mode,
+/// materialise the indexes the plan needs, run.
+extension Database {
+    /// Runs `query` now, or at a retained `readTime`.
+    public func runQuery(_ query: StructuredQuery, readTime: Timestamp? = nil) throws(FirestoreError) -> QueryResult {
+        let normalized = try NormalizedQuery(query, database: id)
+        try checkIndexes(normalized, aggregations: [])
+        if let nearest = query.findNearest {
+            // The where clause pre-filters; the distance order replaces order-by and limit.
+            var candidates = query
+            candidates.findNearest = nil
+            candidates.limit = nil
+            candidates.offset = 0
+            let (docs, time) = try execute(try NormalizedQuery(candidates, database: id), readTime: readTime, limit: nil)
+            return QueryResult(documents: Self.project(VectorSearch.nearest(nearest, among: docs), query.projection), readTime: time)
+        }
+        let (docs, time) = try execute(normalized, readTime: readTime, limit: nil)
+        return QueryResult(documents: Self.project(docs, query.projection), readTime: time)
+    }
+
+    /// Runs count / sum / average aggregations over `query`'s results.
+    public func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], readTime: Timestamp? = nil) throws(FirestoreError) -> AggregationResult {
+        try AggregationEvaluation.validate(aggregations)
+        let normalized = try NormalizedQuery(query, database: id)
+        try checkIndexes(normalized, aggregations: aggregations)
+        // A count with `up_to` needs no more documents than that.
+        var limit = query.limit
+        if aggregations.allSatisfy({ if case .count(_?) = $0.kind { true } else { false } }) {
+            let cap = aggregations.compactMap { if case .count(let upTo?) = $0.kind { Int(upTo) } else { nil } }.max()!
+            limit = min(limit ?? cap, cap)
+        }
+        let (docs, time) = try execute(normalized, readTime: readTime, limit: limit)
+        return AggregationResult(values: AggregationEvaluation.evaluate(aggregations, over: docs), readTime: time)
+    }
+
+    /// The composite indexes the queries so far needed, as a `firestore.indexes.json`.
+    public func learnedIndexes() -> IndexConfiguration {
+        withIndexing { indexing in
+            var learned = IndexConfiguration()
+            for index in indexing.learned { learned.insert(index) }
+            return learned
+        }
+    }
+
+    /// Replaces the declared indexes and the index mode.
+    public func configureIndexes(_ configuration: IndexConfiguration, mode: IndexMode) {
+        withIndexing {
+            $0.configuration = configuration
+            $0.mode = mode
+        }
+    }
+
+    public var indexMode: IndexMode { withIndexing { $0.mode } }
+
+    // MARK: Internals
+
+    private func execute(_ query: NormalizedQuery, readTime: Timestamp?, limit: Int?) throws(FirestoreError) -> ([Document], Timestamp) {
+        var s = try readTime.map { t throws(FirestoreError) in try state(readTime: t) } ?? state()
+        if readTime.map({ $0 >= s.readTime }) ?? true {
+            let needed = QueryExecutor.requiredIndexes(query)
+            if needed.contains(where: { s.indexes.entries($0) == nil }) { s = materializing(needed) }
+        }
+        // Indexes describe the state's present; an earlier read time is served by a scan.
+        let past = readTime.flatMap { $0 < s.readTime ? $0 : nil }
+        let docs = QueryExecutor(query: query, state: s, readTime: past).run(limit: limit)
+        return (docs, past ?? s.readTime)
+    }
+
+    private func checkIndexes(_ query: NormalizedQuery, aggregations: [Aggregation]) throws(FirestoreError) {
+        let (configuration, mode) = withIndexing { ($0.configuration, $0.mode) }
+        if mode == .off { return }
+        let missing = IndexRequirements.missingIndexes(for: query, aggregations: aggregations, configuration: configuration)
+        if missing.isEmpty { return }
+        let unlogged = withIndexing { indexing -> [IndexDefinition] in
+            for m in missing where !indexing.learned.contains(m) { indexing.learned.append(m) }
+            return mode == .warn ? missing.filter { indexing.warned.insert($0).inserted } : []
+        }
+        switch mode {
+        case .enforce:
+            throw IndexRequirements.missingIndexError(missing[0], database: id, configuration: configuration)
+        case .warn:
+            for m in unlogged {
+                let error = IndexRequirements.missingIndexError(m, database: id, configuration: configuration)
+                FileHandle.standardError.write(Data("[hearth] warning: production would reject this query: \(error.message)\n".utf8))
+            }
+        case .learn, .off:
+            break
+        }
+    }
+
+    /// `select`: only the listed fields (an empty list keeps only the names).
+    static func project(_ documents: [Document], _ fields: [FieldPath]?) -> [Document] {
+        guard let fields else { return documents }
+        return documents.map { doc in
+            var projected = MapValue()
+            for f in fields where !f.isDocumentName {
+                if let v = doc.fields.value(at: f) { projected.setValue(v, at: f) }
+            }
+            var d = doc
+            d.fields = projected
+            return d
+        }
+    }
+}

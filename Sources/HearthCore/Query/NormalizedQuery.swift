@@ -1,0 +1,248 @@
+/// A validated query in the form the planner, the executor and the index analysis work on:
+/// production's checks applied with its messages, the normalised order (explicit order-bys,
+/// then inequality fields, then `__name__`) and the filter in disjunctive normal form.
+public struct NormalizedQuery: Sendable {
+    public let query: StructuredQuery
+    public let database: DatabaseID
+    /// The filter with document-name operands made comparable (see `queryPlaceholder`).
+    public let filter: QueryFilter?
+    /// Explicit order-bys, then the inequality fields not already ordered (by field path),
+    /// then `__name__`; implicit entries take the last explicit direction.
+    public let orderBy: [Ordering]
+    /// The filter as an OR of ANDs, with `in` and `array-contains-any` expanded to one
+    /// disjunct per value (production's disjunction count). `[[]]` when there is no filter.
+    public let disjuncts: [[QueryFilter]]
+    /// Fields with an inequality (`<`, `<=`, `>`, `>=`, `!=`, `not-in`, IS_NOT_NULL, IS_NOT_NAN).
+    public let inequalityFields: [FieldPath]
+    public let startAt: Cursor?
+    public let endAt: Cursor?
+
+    /// Production's limits (semantics §6).
+    public static let maxDisjunctions = 30
+    public static let maxInValues = 30
+    public static let maxNotInValues = 10
+    public static let maxInequalityFields = 10
+
+    public init(_ query: StructuredQuery, database: DatabaseID) throws(FirestoreError) {
+        self.query = query
+        self.database = database
+        if query.collectionID.isEmpty || query.collectionID.contains("/") {
+            throw .invalidArgument("Invalid collection ID \"\(query.collectionID)\": collection IDs must be non-empty and must not contain '/'.")
+        }
+        if query.offset < 0 { throw .invalidArgument("offset must be non-negative, got \(query.offset).") }
+        if let limit = query.limit, limit < 0 { throw .invalidArgument("limit must be non-negative, got \(limit).") }
+
+        let filter = try query.filter.map { f throws(FirestoreError) in try Self.prepare(f, query: query, database: database) }
+            .flatMap(Self.simplified)
+        self.filter = filter
+        let leaves = filter?.leaves ?? []
+        try Self.checkOperatorCombinations(leaves, hasOr: filter.map(Self.containsOr) ?? false)
+
+        // Normalised order.
+        var inequality: [FieldPath] = []
+        for leaf in leaves {
+            guard let f = leaf.field, Self.isInequality(leaf), !inequality.contains(f) else { continue }
+            inequality.append(f)
+        }
+        if inequality.filter({ !$0.isDocumentName }).count > Self.maxInequalityFields {
+            throw .invalidArgument("A query can have inequality filters on at most \(Self.maxInequalityFields) fields.")
+        }
+        self.inequalityFields = inequality
+        var order = query.orderBy
+        let equalityFields = Set(Self.topLevelConjuncts(filter).compactMap { f -> FieldPath? in
+            if case .field(let p, .equal, _) = f { return p }
+            if case .unary(let p, .isNull) = f { return p }
+            if case .unary(let p, .isNaN) = f { return p }
+            return nil
+        })
+        for o in order where equalityFields.contains(o.field) && !o.field.isDocumentName {
+            throw .invalidArgument("order by clause cannot contain a field with an equality filter \(o.field)")
+        }
+        var seen = Set(order.map(\.field))
+        if seen.count != order.count {
+            throw .invalidArgument("Order by clause cannot contain duplicate fields.")
+        }
+        let direction = order.last?.descending ?? false
+        for f in inequality.sorted() where !seen.contains(f) && !f.isDocumentName {
+            order.append(Ordering(f, descending: direction))
+            seen.insert(f)
+        }
+        if !seen.contains(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
+        self.orderBy = order
+
+        self.startAt = try query.startAt.map { c throws(FirestoreError) in try Self.prepare(c, order: order, query: query, database: database) }
+        self.endAt = try query.endAt.map { c throws(FirestoreError) in try Self.prepare(c, order: order, query: query, database: database) }
+        self.disjuncts = try filter.map { f throws(FirestoreError) in try Self.disjunctiveNormalForm(f) } ?? [[]]
+
+        if let nearest = query.findNearest { try Self.validate(nearest) }
+    }
+
+    /// The order-by fields other than `__name__`: a document lacking any of them is excluded.
+    public var orderedFields: [FieldPath] { orderBy.map(\.field).filter { !$0.isDocumentName } }
+
+    // MARK: Filters
+
+    private static func prepare(_ filter: QueryFilter, query: StructuredQuery, database: DatabaseID) throws(FirestoreError) -> QueryFilter {
+        switch filter {
+        case .composite(let op, let children):
+            return .composite(op, try children.map { c throws(FirestoreError) in try prepare(c, query: query, database: database) })
+        case .unary(let path, let op):
+            if path.isDocumentName && (op == .isNaN || op == .isNull) {
+                throw .invalidArgument("Unary filter \(op.rawValue) is not supported on __name__.")
+            }
+            return filter
+        case .field(let path, let op, let value):
+            if op.takesList {
+                guard case .array(let list) = value, !list.isEmpty else {
+                    throw .invalidArgument("A non-empty array is required for '\(op.rawValue)' filters.")
+                }
+                let max = op == .notIn ? maxNotInValues : maxInValues
+                if list.count > max { throw .invalidArgument("'\(op.rawValue)' supports up to \(max) comparison values.") }
+            }
+            guard path.isDocumentName else { return filter }
+            if op == .arrayContains || op == .arrayContainsAny {
+                throw .invalidArgument("Invalid query. You can't perform '\(op.rawValue)' queries on document ID since document IDs are not arrays.")
+            }
+            if op.takesList, case .array(let list) = value {
+                let names = try list.map { v throws(FirestoreError) in try documentNameOperand(v, query: query, database: database) }
+                return .field(path, op, .array(names))
+            }
+            return .field(path, op, try documentNameOperand(value, query: query, database: database))
+        }
+    }
+
+    /// A `__name__` operand must be a reference in the queried database (and, for a
+    /// collection query, in the queried collection for equality filters); it is rewritten so
+    /// only the path is compared.
+    static func documentNameOperand(_ value: Value, query: StructuredQuery, database: DatabaseID) throws(FirestoreError) -> Value {
+        guard case .reference(let name) = value else {
+            throw .invalidArgument("__key__ filter value must be a Key")
+        }
+        if name.database != database {
+            throw .invalidArgument("__key__ filter value must be in the same database: \(name) is not in \(database).")
+        }
+        return .reference(DocumentName(database: .queryPlaceholder, path: name.path))
+    }
+
+    static func isInequality(_ leaf: QueryFilter) -> Bool {
+        switch leaf {
+        case .field(_, let op, _): op.isInequality
+        case .unary(_, let op): op == .isNotNull || op == .isNotNaN
+        case .composite: false
+        }
+    }
+
+    private static func containsOr(_ f: QueryFilter) -> Bool {
+        if case .composite(let op, let children) = f { return op == .or || children.contains(where: containsOr) }
+        return false
+    }
+
+    /// Drops empty composites and collapses single-child ones (as the SDKs do).
+    static func simplified(_ f: QueryFilter) -> QueryFilter? {
+        guard case .composite(let op, let children) = f else { return f }
+        var flat: [QueryFilter] = []
+        for child in children.compactMap(simplified) {
+            if case .composite(let childOp, let grand) = child, childOp == op { flat += grand } else { flat.append(child) }
+        }
+        if flat.isEmpty { return nil }
+        return flat.count == 1 ? flat[0] : .composite(op, flat)
+    }
+
+    static func topLevelConjuncts(_ f: QueryFilter?) -> [QueryFilter] {
+        guard let f else { return [] }
+        if case .composite(.and, let children) = f { return children }
+        if case .composite(.or, _) = f { return [] }
+        return [f]
+    }
+
+    private static func checkOperatorCombinations(_ leaves: [QueryFilter], hasOr: Bool) throws(FirestoreError) {
+        var counts: [FieldOperator: Int] = [:]
+        for leaf in leaves { if case .field(_, let op, _) = leaf { counts[op, default: 0] += 1 } }
+        if let n = counts[.notIn] {
+            if n > 1 { throw .invalidArgument("A query can have at most one 'NOT_IN' filter.") }
+            if counts[.notEqual] != nil { throw .invalidArgument("A query cannot combine 'NOT_IN' with 'NOT_EQUAL' filters.") }
+            if counts[.in] != nil || counts[.arrayContainsAny] != nil {
+                throw .invalidArgument("A query cannot combine 'NOT_IN' with 'IN' or 'ARRAY_CONTAINS_ANY' filters.")
+            }
+            if hasOr { throw .invalidArgument("A query cannot combine 'NOT_IN' with OR filters.") }
+        }
+    }
+
+    /// DNF with production's budget: counted first (sums for OR, products for AND) so an
+    /// oversized filter is rejected before it is expanded.
+    static func disjunctiveNormalForm(_ f: QueryFilter) throws(FirestoreError) -> [[QueryFilter]] {
+        func count(_ f: QueryFilter) -> Int {
+            switch f {
+            case .field(_, .in, .array(let l)), .field(_, .arrayContainsAny, .array(let l)): return l.count
+            case .field, .unary: return 1
+            case .composite(.or, let c): return c.reduce(0) { min($0 + count($1), Int(Int32.max)) }
+            case .composite(.and, let c): return c.reduce(1) { min($0 * count($1), Int(Int32.max)) }
+            }
+        }
+        let n = count(f)
+        if n > maxDisjunctions {
+            throw .invalidArgument("Query has \(n) disjunctions in its disjunctive normal form; at most \(maxDisjunctions) are allowed. Simplify the filter (each 'IN' or 'ARRAY_CONTAINS_ANY' value counts as one disjunction).")
+        }
+        func expand(_ f: QueryFilter) -> [[QueryFilter]] {
+            switch f {
+            case .field(let p, .in, .array(let l)): return l.map { [.field(p, .equal, $0)] }
+            case .field(let p, .arrayContainsAny, .array(let l)): return l.map { [.field(p, .arrayContains, $0)] }
+            case .field, .unary: return [[f]]
+            case .composite(.or, let c): return c.flatMap(expand)
+            case .composite(.and, let c):
+                var acc: [[QueryFilter]] = [[]]
+                for child in c {
+                    let e = expand(child)
+                    acc = acc.flatMap { left in e.map { left + $0 } }
+                }
+                return acc
+            }
+        }
+        let dnf = expand(f)
+        for conj in dnf {
+            let arrayFilters = conj.filter { if case .field(_, .arrayContains, _) = $0 { return true } else { return false } }
+            if arrayFilters.count > 1 {
+                throw .invalidArgument("A query can have at most one 'ARRAY_CONTAINS' or 'ARRAY_CONTAINS_ANY' filter in each disjunction.")
+            }
+        }
+        return dnf
+    }
+
+    // MARK: Cursors
+
+    private static func prepare(_ cursor: Cursor, order: [Ordering], query: StructuredQuery, database: DatabaseID) throws(FirestoreError) -> Cursor {
+        if cursor.values.count > order.count {
+            throw .invalidArgument("Too many cursor values specified. The specified order by has \(order.count) fields but the cursor has \(cursor.values.count) values.")
+        }
+        var values = cursor.values
+        for (i, v) in values.enumerated() where order[i].field.isDocumentName {
+            guard case .reference(let name) = v else {
+                throw .invalidArgument("Cursor value for __name__ must be a document reference, got a \(v.typeName).")
+            }
+            if name.database != database {
+                throw .invalidArgument("Cursor reference \(name) is not in the queried database \(database).")
+            }
+            if !query.allDescendants && name.path.parent != query.collectionPath {
+                throw .invalidArgument("Cursor reference \(name.path) is not a document in the queried collection \(query.collectionPath).")
+            }
+            values[i] = .reference(DocumentName(database: .queryPlaceholder, path: name.path))
+        }
+        return Cursor(values: values, before: cursor.before)
+    }
+
+    // MARK: Vector search
+
+    static let maxNearestLimit = 1000
+    static let maxVectorDimension = 2048
+
+    private static func validate(_ n: FindNearest) throws(FirestoreError) {
+        if n.limit <= 0 || n.limit > maxNearestLimit {
+            throw .invalidArgument("find_nearest.limit must be a positive integer of no more than \(maxNearestLimit), got \(n.limit).")
+        }
+        if n.queryVector.isEmpty { throw .invalidArgument("find_nearest.query_vector must not be empty.") }
+        if n.queryVector.count > maxVectorDimension {
+            throw .invalidArgument("find_nearest.query_vector has \(n.queryVector.count) dimensions; at most \(maxVectorDimension) are supported.")
+        }
+        if n.vectorField.isDocumentName { throw .invalidArgument("find_nearest.vector_field cannot be __name__.") }
+    }
+}

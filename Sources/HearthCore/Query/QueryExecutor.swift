@@ -1,0 +1,158 @@
+/// Runs a normalised query against one database state.
+///
+/// At the state's own read time the query is answered from index scans (`QueryPlanner`);
+/// the indexes the plans name must already be materialised (`Database.runQuery` sees to
+/// that). At an earlier retained read time, indexes (which describe the present) cannot be
+/// used, so the collection (group) is scanned as of that time. Either way every candidate
+/// is checked against the whole query — filter, scope, order-by fields, cursors — so a plan
+/// only ever has to produce a superset, in order or not.
+struct QueryExecutor {
+    let query: NormalizedQuery
+    let state: DatabaseState
+    /// Nil: the state's present. Otherwise an earlier read time.
+    let readTime: Timestamp?
+
+    /// The indexes the plans need, for materialisation.
+    static func requiredIndexes(_ query: NormalizedQuery) -> [IndexDefinition] {
+        QueryPlanner.plans(for: query).compactMap { if case .index(let d) = $0.source { d } else { nil } }
+    }
+
+    /// The matching documents in query order, after cursors, offset and limit (`limit`
+    /// overrides the query's own, for aggregations' up-to counts). No projection applied.
+    func run(limit: Int? = nil) -> [Document] {
+        let limit = limit ?? query.query.limit
+        if limit == 0 { return [] }
+        let wanted = limit.map { $0 + query.query.offset }
+        var results: [Document]
+        let plans = readTime == nil ? QueryPlanner.plans(for: query) : []
+        if plans.count == 1, plans[0].ordered {
+            results = scan(plans[0], limit: wanted)
+        } else {
+            var seen = Set<ResourcePath>()
+            results = []
+            if readTime == nil {
+                for plan in plans {
+                    for doc in scan(plan, limit: nil) where seen.insert(doc.path).inserted { results.append(doc) }
+                }
+            } else {
+                results = scanAll()
+            }
+            results.sort { compareInOrder($0, $1) < 0 }
+            if let wanted, results.count > wanted { results.removeLast(results.count - wanted) }
+        }
+        return Array(results.dropFirst(query.query.offset))
+    }
+
+    // MARK: Scans
+
+    private func scan(_ plan: QueryPlan, limit: Int?) -> [Document] {
+        var out: [Document] = []
+        switch plan.source {
+        case .lookup(let paths):
+            for path in paths {
+                if let doc = state.document(path), accepts(doc) == .match { out.append(doc) }
+            }
+        case .index(let definition):
+            guard let entries = state.indexes.entries(definition) else {
+                preconditionFailure("index \(definition) was not materialised before the query ran")
+            }
+            var it = entries.elements(from: IndexKey(plan.seek), inclusive: true, descending: false)
+            scanning: while let (key, docKey) = it.next() {
+                for stop in plan.stops where Self.beyond(key.bytes, stop) { break scanning }
+                guard let doc = state.documents[docKey]?.document else { continue }
+                switch accepts(doc) {
+                case .match:
+                    out.append(doc)
+                    if let limit, out.count >= limit { break scanning }
+                case .afterEnd where plan.ordered: break scanning
+                default: continue
+                }
+            }
+        }
+        return out
+    }
+
+    /// Without indexes: every document of the collection (group) as of `readTime`.
+    private func scanAll() -> [Document] {
+        let q = query.query
+        var out: [Document] = []
+        func consider(_ version: DocumentVersion) {
+            let doc = readTime.map { version.version(at: $0)?.document } ?? version.document
+            if let doc, accepts(doc) == .match { out.append(doc) }
+        }
+        if q.allDescendants {
+            for (_, version) in state.documents { consider(version) }
+        } else {
+            let start = DocumentKey.start(of: q.collectionPath)
+            var it = state.documents.elements(from: start, inclusive: true, descending: false)
+            while let (key, version) = it.next(), key.encoded.starts(with: start.encoded) { consider(version) }
+        }
+        return out
+    }
+
+    /// Whether an index key's leading bytes sort after `bound`.
+    private static func beyond(_ key: [UInt8], _ bound: [UInt8]) -> Bool {
+        let n = min(key.count, bound.count)
+        for i in 0..<n where key[i] != bound[i] { return key[i] > bound[i] }
+        return false
+    }
+
+    // MARK: The whole-query check
+
+    enum Verdict { case match, noMatch, beforeStart, afterEnd }
+
+    func accepts(_ doc: Document) -> Verdict {
+        let q = query.query
+        if q.allDescendants {
+            guard doc.path.count >= 2, utf8Equal(doc.path.segments[doc.path.count - 2], q.collectionID),
+                  q.parent.isPrefix(of: doc.path) else { return .noMatch }
+        } else if doc.path.parent != q.collectionPath {
+            return .noMatch
+        }
+        for f in query.orderedFields where doc.fields.value(at: f) == nil { return .noMatch }
+        if let filter = query.filter, !filter.matches(doc) { return .noMatch }
+        if let start = query.startAt {
+            let c = compare(doc, to: start)
+            if c < 0 || (c == 0 && !start.before) { return .beforeStart }
+        }
+        if let end = query.endAt {
+            let c = compare(doc, to: end)
+            if c > 0 || (c == 0 && end.before) { return .afterEnd }
+        }
+        return .match
+    }
+
+    /// The document's position relative to a cursor, position-wise over the cursor's prefix
+    /// of the order (0 when equal on every cursor value).
+    private func compare(_ doc: Document, to cursor: Cursor) -> Int {
+        for (i, value) in cursor.values.enumerated() {
+            let ordering = query.orderBy[i]
+            var c: Int
+            if ordering.field.isDocumentName {
+                guard case .reference(let name) = value else { return 0 }
+                c = ResourcePath.compare(doc.path, name.path)
+            } else {
+                guard let v = doc.fields.value(at: ordering.field) else { return 0 }
+                c = Value.compare(v, value)
+            }
+            if ordering.descending { c = -c }
+            if c != 0 { return c }
+        }
+        return 0
+    }
+
+    /// The normalised order between two documents.
+    func compareInOrder(_ a: Document, _ b: Document) -> Int {
+        for ordering in query.orderBy {
+            var c: Int
+            if ordering.field.isDocumentName {
+                c = ResourcePath.compare(a.path, b.path)
+            } else {
+                c = Value.compare(a.fields.value(at: ordering.field) ?? .null, b.fields.value(at: ordering.field) ?? .null)
+            }
+            if ordering.descending { c = -c }
+            if c != 0 { return c }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,123 @@
+/// Chooses how each disjunct of a normalised query is read. Every disjunct becomes one
+/// range scan of one index whose fields are the disjunct's equality fields (values fixed,
+/// so they form the scan prefix) followed by the normalised order-by fields: the scan then
+/// yields matching documents already in query order, bounded by the range filters on the
+/// first ordered field and by the cursors, so a query with a limit stops after `limit`
+/// entries — O(log n + results). Hearth materialises whatever index a plan names (whether
+/// production would need it declared is a separate question: `IndexRequirements`).
+struct QueryPlan {
+    enum Source {
+        /// Point lookups of documents named by a `__name__ ==` filter.
+        case lookup([ResourcePath])
+        /// A range scan of an index.
+        case index(IndexDefinition)
+    }
+
+    var source: Source
+    /// Every entry of the scan starts with this (collection path, equality values).
+    var prefix: [UInt8] = []
+    /// The scan starts at the first entry at or after this key.
+    var seek: [UInt8] = []
+    /// The scan stops at an entry whose leading bytes sort after any of these.
+    var stops: [[UInt8]] = []
+    /// Whether the scan yields documents in the query's normalised order (so limits and end
+    /// cursors can stop it early); otherwise the executor sorts.
+    var ordered: Bool
+}
+
+enum QueryPlanner {
+    static func plans(for query: NormalizedQuery) -> [QueryPlan] {
+        query.disjuncts.map { plan($0, query) }
+    }
+
+    private static func plan(_ conjunction: [QueryFilter], _ query: NormalizedQuery) -> QueryPlan {
+        let q = query.query
+        for leaf in conjunction {
+            if case .field(let f, .equal, .reference(let name)) = leaf, f.isDocumentName {
+                return QueryPlan(source: .lookup([name.path]), ordered: true)
+            }
+        }
+        // Equality-type constraints, one per field (a second one on a field only narrows
+        // what the post-filter removes anyway), sorted by field path.
+        var equalities: [(field: IndexDefinition.Field, value: Value)] = []
+        for leaf in conjunction {
+            let e: (IndexDefinition.Field, Value)?
+            switch leaf {
+            case .field(let f, .equal, let v) where !f.isDocumentName: e = (.init(f, .ascending), v)
+            case .unary(let f, .isNull): e = (.init(f, .ascending), .null)
+            case .unary(let f, .isNaN): e = (.init(f, .ascending), .double(.nan))
+            case .field(let f, .arrayContains, let v): e = (.init(f, .contains), v)
+            default: e = nil
+            }
+            if let e, !equalities.contains(where: { $0.field == e.0 }) { equalities.append(e) }
+        }
+        equalities.sort { $0.field.path < $1.field.path || ($0.field.path == $1.field.path && $0.field.kind == .contains) }
+
+        let order = query.orderBy
+        let ordered = order.filter { !$0.field.isDocumentName }
+        let nameLast = order.last!.field.isDocumentName
+        let fields = equalities.map(\.field) + ordered.map { IndexDefinition.Field($0.field, $0.descending ? .descending : .ascending) }
+        let definition = IndexDefinition(collectionGroup: q.collectionID, scope: q.allDescendants ? .collectionGroup : .collection, fields: fields)
+        let inOrder = nameLast && order.last!.descending == definition.nameDescending
+
+        var prefix: [UInt8] = []
+        if definition.scope == .collection {
+            IndexKeyEncoding.encodePath(q.collectionPath, into: &prefix)
+        } else if fields.isEmpty {
+            // Documents under `parent` are contiguous in path order.
+            for segment in q.parent.segments { DocumentKey.encode(segment, into: &prefix) }
+        }
+        for e in equalities { IndexKeyEncoding.encode(e.value, into: &prefix) }
+
+        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: [prefix], ordered: inOrder)
+        guard inOrder else { return plan }
+
+        // Range filters on the first ordered field bound the scan.
+        if let first = ordered.first {
+            var low: [UInt8]? = nil, high: [UInt8]? = nil
+            for leaf in conjunction {
+                guard case .field(let f, let op, let v) = leaf, f == first.field, op.isRange, !v.isNaN else { continue }
+                let bracket = IndexKeyEncoding.bracket(of: v)
+                var encoded: [UInt8] = []
+                IndexKeyEncoding.encode(v, into: &encoded)
+                let (lo, hi) = op == .greaterThan || op == .greaterThanOrEqual ? (encoded, [bracket.end]) : ([bracket.start], encoded)
+                if low.map({ IndexKey.compareBytes(lo, $0) > 0 }) ?? true { low = lo }
+                if high.map({ IndexKey.compareBytes(hi, $0) < 0 }) ?? true { high = hi }
+            }
+            if var low, var high {
+                if first.descending {
+                    IndexKeyEncoding.invert(&low, from: 0)
+                    IndexKeyEncoding.invert(&high, from: 0)
+                    swap(&low, &high)
+                }
+                plan.seek = prefix + low
+                plan.stops.append(prefix + high)
+            }
+        }
+        // Cursors bound it further.
+        if let start = query.startAt {
+            let key = prefix + encode(start, order: order, definition: definition)
+            if IndexKey.compareBytes(key, plan.seek) > 0 { plan.seek = key }
+        }
+        if let end = query.endAt {
+            plan.stops.append(prefix + encode(end, order: order, definition: definition))
+        }
+        return plan
+    }
+
+    /// A cursor's values as index-key bytes (directions applied).
+    private static func encode(_ cursor: Cursor, order: [Ordering], definition: IndexDefinition) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (i, v) in cursor.values.enumerated() {
+            if order[i].field.isDocumentName {
+                guard case .reference(let name) = v else { break }
+                let start = bytes.count
+                IndexKeyEncoding.encodePath(name.path, into: &bytes)
+                if definition.nameDescending { IndexKeyEncoding.invert(&bytes, from: start) }
+            } else {
+                IndexKeyEncoding.encode(v, descending: order[i].descending, into: &bytes)
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+@testable import HearthCore
+
+/// Composite filters, ordering, cursors, limits and collection groups (semantics §6–§9).
+@Suite struct QueryShapeTests {
+    static func orDatabase() throws -> Database {
+        try makeQueryDatabase([
+            ("c/doc1", testFields(["a": .integer(1), "b": .integer(0)])),
+            ("c/doc2", testFields(["a": .integer(2), "b": .integer(1)])),
+            ("c/doc3", testFields(["a": .integer(3), "b": .integer(2)])),
+            ("c/doc4", testFields(["a": .integer(1), "b": .integer(3)])),
+            ("c/doc5", testFields(["a": .integer(1), "b": .integer(1)])),
+        ])
+    }
+
+    func i(_ n: Int64) -> Value { .integer(n) }
+
+    @Test func orAndNesting() throws {
+        let db = try Self.orDatabase()
+        func q(_ f: QueryFilter, limit: Int? = nil) throws -> [String] { try checkedIDs(db, testQuery("c", where: f, limit: limit)) }
+        #expect(try q(or(field("a", .equal, i(1)), field("b", .equal, i(1)))) == ["doc1", "doc2", "doc4", "doc5"])
+        #expect(try q(or(and(field("a", .equal, i(1)), field("b", .equal, i(0))), and(field("a", .equal, i(3)), field("b", .equal, i(2))))) == ["doc1", "doc3"])
+        #expect(try q(and(field("a", .equal, i(1)), or(field("b", .equal, i(0)), field("b", .equal, i(3))))) == ["doc1", "doc4"])
+        #expect(try q(and(or(field("a", .equal, i(2)), field("b", .equal, i(2))), or(field("a", .equal, i(3)), field("b", .equal, i(3))))) == ["doc3"])
+        #expect(try q(or(field("a", .equal, i(2)), field("b", .equal, i(1))), limit: 1) == ["doc2"])
+    }
+
+    @Test func orWithInAndArrayContains() throws {
+        let db = try makeQueryDatabase([
+            ("c/doc1", testFields(["a": .integer(1), "b": .integer(0)])),
+            ("c/doc2", testFields(["b": .integer(1)])),
+            ("c/doc3", testFields(["a": .integer(3), "b": .integer(2)])),
+            ("c/doc4", testFields(["a": .integer(1), "b": .integer(3)])),
+            ("c/doc5", testFields(["a": .integer(1)])),
+            ("c/doc6", testFields(["a": .integer(2)])),
+        ])
+        func q(_ f: QueryFilter) throws -> [String] { try checkedIDs(db, testQuery("c", where: f)) }
+        #expect(try q(or(field("a", .equal, i(2)), field("b", .in, .array([i(2), i(3)])))) == ["doc3", "doc4", "doc6"])
+        #expect(try q(or(field("a", .in, .array([i(2), i(3)])), field("b", .in, .array([i(0), i(2)])))) == ["doc1", "doc3", "doc6"])
+        #expect(try q(or(field("a", .in, .array([i(0), i(3)])), field("a", .in, .array([i(0), i(2)])))) == ["doc3", "doc6"])
+    }
+
+    @Test func orWithInequalityUsesImplicitOrderOnEveryDisjunct() throws {
+        let db = try makeQueryDatabase([
+            ("c/x", testFields(["b": .integer(1)])),
+            ("c/y", testFields(["a": .integer(2)])),
+            ("c/z", testFields(["a": .integer(0), "b": .integer(1)])),
+        ])
+        // `{b: 1}` lacks `a`, and the implicit order by `a` excludes it.
+        #expect(try checkedIDs(db, testQuery("c", where: or(field("a", .greaterThan, i(1)), field("b", .equal, i(1))))) == ["z", "y"])
+    }
+
+    @Test func implicitOrderAndMultipleInequalities() throws {
+        let db = try makeQueryDatabase([
+            ("c/a", testFields(["foo": .integer(42)])), ("c/b", testFields(["foo": .double(42)])),
+            ("c/c", testFields(["foo": .integer(42)])), ("c/d", testFields(["foo": .integer(21)])),
+            ("c/e", testFields(["foo": .double(21)])), ("c/f", testFields(["foo": .integer(66)])),
+            ("c/g", testFields(["foo": .double(66)])),
+        ])
+        #expect(try checkedIDs(db, testQuery("c", where: field("foo", .greaterThan, i(21)), orderBy: [desc("foo")])) == ["g", "f", "c", "b", "a"])
+
+        let two = try makeQueryDatabase([
+            ("c/p", testFields(["a": i(1), "b": i(9)])),
+            ("c/q", testFields(["a": i(1), "b": i(5)])),
+            ("c/r", testFields(["a": i(0), "b": i(7)])),
+            ("c/s", testFields(["b": i(7)])),
+        ])
+        // Order: a, b, __name__.
+        #expect(try checkedIDs(two, testQuery("c", where: and(field("b", .greaterThan, i(1)), field("a", .lessThan, i(5))))) == ["r", "q", "p"])
+        let normalized = try NormalizedQuery(testQuery("c", where: field("x", .greaterThanOrEqual, i(32)), orderBy: [desc("y")]), database: testDatabaseID)
+        #expect(normalized.orderBy == [desc("y"), desc("x"), desc("__name__")])
+        let noFilter = try NormalizedQuery(testQuery("c", orderBy: [asc("a")]), database: testDatabaseID)
+        #expect(noFilter.orderBy == [asc("a"), asc("__name__")])
+    }
+
+    @Test func orderByExcludesMissingKeepsNull() throws {
+        let db = try makeQueryDatabase([
+            ("c/a", testFields(["v": .string("x")])), ("c/b", testFields(["v": .null])),
+            ("c/c", testFields(["w": i(1)])), ("c/d", testFields(["v": i(3)])),
+        ])
+        #expect(try checkedIDs(db, testQuery("c", orderBy: [asc("v")])) == ["b", "d", "a"])
+        #expect(try checkedIDs(db, testQuery("c", orderBy: [desc("v")])) == ["a", "d", "b"])
+        #expect(try checkedIDs(db, testQuery("c", orderBy: [desc("v")], limit: 2)) == ["a", "d"])
+    }
+
+    @Test func orderByAnEqualityFieldIsRejected() throws {
+        let db = try Self.orDatabase()
+        expectFirestoreError(.invalidArgument, message: "order by clause cannot contain a field with an equality filter a") {
+            try db.runQuery(testQuery("c", where: field("a", .equal, i(1)), orderBy: [asc("a")]))
+        }
+    }
+
+    @Test func cursors() throws {
+        let db = try makeQueryDatabase([
+            ("c/a", testFields(["x": i(1), "y": i(1)])), ("c/b", testFields(["x": i(1), "y": i(2)])),
+            ("c/c", testFields(["x": i(2), "y": i(1)])), ("c/d", testFields(["x": i(2), "y": i(2)])),
+            ("c/e", testFields(["x": i(3), "y": i(1)])),
+        ])
+        let order = [asc("x"), asc("y")]
+        func q(start: Cursor? = nil, end: Cursor? = nil, order: [Ordering] = order, limit: Int? = nil) throws -> [String] {
+            try checkedIDs(db, testQuery("c", orderBy: order, startAt: start, endAt: end, limit: limit))
+        }
+        #expect(try q(start: Cursor(values: [i(2)], before: true)) == ["c", "d", "e"])           // start(at: [2])
+        #expect(try q(start: Cursor(values: [i(2)], before: false)) == ["e"])                    // start(after: [2])
+        #expect(try q(start: Cursor(values: [i(1), i(2)], before: false)) == ["c", "d", "e"])   // start(after: [1, 2])
+        #expect(try q(end: Cursor(values: [i(2)], before: false)) == ["a", "b", "c", "d"])      // end(at: [2])
+        #expect(try q(end: Cursor(values: [i(2)], before: true)) == ["a", "b"])                 // end(before: [2])
+        #expect(try q(start: Cursor(values: [i(1), i(2)], before: true), end: Cursor(values: [i(2), i(1)], before: false)) == ["b", "c"])
+        #expect(try q(start: Cursor(values: [i(2)], before: true), limit: 2) == ["c", "d"])
+        // Descending: "start" is the high end.
+        #expect(try q(start: Cursor(values: [i(2)], before: false), order: [desc("x")]) == ["b", "a"])
+        // A snapshot cursor binds to the whole normalised order, __name__ included.
+        #expect(try q(start: Cursor(values: [i(2), i(1), testReference("c/c")], before: false)) == ["d", "e"])
+        // Offset applies after cursors, before the limit.
+        #expect(try checkedIDs(db, testQuery("c", orderBy: order, startAt: Cursor(values: [i(1)], before: false), offset: 1, limit: 2)) == ["d", "e"])
+        expectFirestoreError(.invalidArgument) {
+            try db.runQuery(testQuery("c", orderBy: [asc("x")], startAt: Cursor(values: [i(1), testReference("c/a"), i(3)], before: true)))
+        }
+    }
+
+    @Test func limitToLastIsTheReversedQuery() throws {
+        let db = try Self.orDatabase()
+        let q = testQuery("c", orderBy: [asc("b")], limit: 2)
+        let last = try db.runQuery(q.reversed()).documents.map(\.id).reversed()
+        #expect(Array(last) == ["doc3", "doc4"])
+        let bounded = testQuery("c", orderBy: [asc("b")], startAt: Cursor(values: [i(1)], before: true), endAt: Cursor(values: [i(2)], before: false), limit: 2)
+        #expect(Array(try db.runQuery(bounded.reversed()).documents.map(\.id).reversed()) == ["doc5", "doc3"])
+    }
+
+    static let groupPaths = [
+        "abc/123/c/cg-doc1", "abc/123/c/cg-doc2", "c/cg-doc3", "c/cg-doc4", "def/456/c/cg-doc5",
+        "c/virtual-doc/nested-coll/not-cg-doc", "xc/x", "cx/x", "abc/123/cx/x", "abc/123/xc/x", "abc/c",
+    ]
+
+    @Test func collectionGroups() throws {
+        let db = try makeQueryDatabase(Self.groupPaths.map { ($0, testFields(["v": i(1)])) })
+        #expect(try checkedIDs(db, testGroupQuery("c")) == ["cg-doc1", "cg-doc2", "cg-doc3", "cg-doc4", "cg-doc5"])
+        #expect(try checkedIDs(db, testGroupQuery("c", where: field("v", .equal, i(1)))) == ["cg-doc1", "cg-doc2", "cg-doc3", "cg-doc4", "cg-doc5"])
+        // Under one document only.
+        var under = testGroupQuery("c")
+        under.parent = testPath("abc/123")
+        #expect(try checkedIDs(db, under) == ["cg-doc1", "cg-doc2"])
+        under.filter = field("v", .equal, i(1))
+        #expect(try checkedIDs(db, under) == ["cg-doc1", "cg-doc2"])
+    }
+
+    @Test func collectionGroupNameCursors() throws {
+        // The collection ID sorts between "a" and "c", as the random one of the prod test does.
+        let paths = ["a/a/bcg/cg-doc1", "a/b/a/b/bcg/cg-doc2", "a/b/bcg/cg-doc3", "a/b/c/d/bcg/cg-doc4", "a/c/bcg/cg-doc5", "bcg/cg-doc6"]
+        let db = try makeQueryDatabase(paths.map { ($0, MapValue()) })
+        let q = testGroupQuery("bcg", orderBy: [asc("__name__")],
+                               startAt: Cursor(values: [testReference("a/b")], before: false),
+                               endAt: Cursor(values: [testReference("a/b/bcg/cg-doc3")], before: true))
+        #expect(try checkedIDs(db, q) == ["cg-doc2"])
+        let ranged = testGroupQuery("bcg", where: and(field("__name__", .greaterThanOrEqual, testReference("a/b")),
+                                                     field("__name__", .lessThan, testReference("a/b0"))))
+        #expect(try checkedIDs(db, ranged) == ["cg-doc2", "cg-doc3", "cg-doc4"])
+    }
+
+    @Test func nestedCollectionsAreSeparate() throws {
+        let db = try makeQueryDatabase([
+            ("c/a", testFields(["v": i(1)])), ("c/a/c/b", testFields(["v": i(1)])), ("c/b", testFields(["v": i(2)])),
+        ])
+        #expect(try checkedIDs(db, testQuery("c", where: field("v", .greaterThan, i(0)))) == ["a", "b"])
+        #expect(try checkedIDs(db, testQuery("c/a/c")) == ["b"])
+    }
+
+    @Test func limitsAndDisjunctionBudget() throws {
+        let db = try Self.orDatabase()
+        let thirty: Value = .array((0..<30).map { .integer(Int64($0)) })
+        #expect(try db.runQuery(testQuery("c", where: field("a", .in, thirty))).documents.count == 5)
+        expectFirestoreError(.invalidArgument, message: "'IN' supports up to 30 comparison values.") {
+            try db.runQuery(testQuery("c", where: field("a", .in, .array((0..<31).map { .integer(Int64($0)) }))))
+        }
+        expectFirestoreError(.invalidArgument, containing: ["disjunctive normal form"]) {
+            try db.runQuery(testQuery("c", where: and(field("a", .in, thirty), field("b", .in, .array([i(1), i(2)])))))
+        }
+        expectFirestoreError(.invalidArgument, containing: ["ARRAY_CONTAINS"]) {
+            try db.runQuery(testQuery("c", where: and(field("a", .arrayContains, i(1)), field("b", .arrayContains, i(1)))))
+        }
+        expectFirestoreError(.invalidArgument) {
+            try db.runQuery(testQuery("c", where: and(field("a", .notIn, .array([i(1)])), field("b", .notEqual, i(1)))))
+        }
+        expectFirestoreError(.invalidArgument) { try db.runQuery(testQuery("c", where: field("a", .in, .array([])))) }
+        #expect(try db.runQuery(testQuery("c", limit: 0)).documents.isEmpty)
+    }
+
+    @Test func projection() throws {
+        let db = try makeQueryDatabase([("c/a", testFields(["x": i(1), "y": testMap(["z": i(2), "w": i(3)])]))])
+        var q = testQuery("c")
+        q.projection = [testFieldPath("y.z")]
+        #expect(try db.runQuery(q).documents.first?.fields == testFields(["y": testMap(["z": i(2)])]))
+        q.projection = []
+        #expect(try db.runQuery(q).documents.first?.fields == MapValue())
+    }
+
+    @Test func indexesFollowCommits() throws {
+        let db = try Self.orDatabase()
+        let q = testQuery("c", where: field("b", .greaterThanOrEqual, i(2)), orderBy: [asc("b")])
+        #expect(try ids(db, q) == ["doc3", "doc4"])  // materialises the index on b
+        try db.commit([Write.set(testPath("c/doc6"), testFields(["b": i(2)])), Write.delete(testPath("c/doc4")),
+                       Write.update(testPath("c/doc1"), testFields(["b": i(5)]), mask: [testFieldPath("b")])])
+        #expect(try checkedIDs(db, q) == ["doc3", "doc6", "doc1"])
+        // A snapshot keeps its own index; restoring it brings the old answer back.
+        let snap = db.snapshot()
+        try db.commit([Write.delete(testPath("c/doc3"))])
+        #expect(try ids(db, q) == ["doc6", "doc1"])
+        db.restore(snap)
+        #expect(try ids(db, q) == ["doc3", "doc6", "doc1"])
+    }
+}
