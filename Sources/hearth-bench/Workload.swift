@@ -25,6 +25,10 @@ struct Workload {
     let documents: [[String: Any]]
     let gets: [Int]
     let increments: [Int]
+    /// d_range lower bounds (stream S+3).
+    let rangeLows: [Int]
+    /// g_combo (category, lower bound) pairs, category drawn first (stream S+5).
+    let combos: [(category: String, low: Int)]
 
     init(n: Int, seed: UInt64) {
         self.n = n
@@ -35,9 +39,18 @@ struct Workload {
         gets = (0..<n).map { _ in Int(g.below(UInt64(n))) }
         var inc = SplitMix64(seed: seed + 4)
         increments = (0..<n).map { _ in Int(inc.below(100)) }
+        var range = SplitMix64(seed: seed + 3)
+        rangeLows = (0..<200).map { _ in Int(range.below(1_000_000)) }
+        var combo = SplitMix64(seed: seed + 5)
+        combos = (0..<100).map { _ in
+            let c = Int(combo.below(100))
+            return (Self.category(c), Int(combo.below(1_000_000)))
+        }
     }
 
     static func id(_ i: Int) -> String { String(format: "d%08d", i) }
+
+    static func category(_ c: Int) -> String { String(format: "cat-%02d", c) }
 
     /// Exactly 11 draws per document, in the order of WORKLOAD.md's table.
     static func document(_ i: Int, _ r: inout SplitMix64) -> [String: Any] {

@@ -40,7 +40,9 @@ func check(_ name: String, _ actual: Int, _ expected: Int) {
 
 func run(n: Int, seed: UInt64) async throws -> [Measurement] {
     let workload = Workload(n: n, seed: seed)
-    let db = Firestore.inMemory(projectID: "bench")
+    // The composite index g_combo needs, declared as an app would in firestore.indexes.json.
+    let indexes = try IndexConfiguration(json: Data(#"{"indexes": [{"collectionGroup": "bench", "queryScope": "COLLECTION", "fields": [{"fieldPath": "category", "order": "ASCENDING"}, {"fieldPath": "score", "order": "ASCENDING"}]}]}"#.utf8))
+    let db = Firestore.inMemory(projectID: "bench", indexes: indexes, indexMode: .enforce)
     let bench = db.collection("bench")
     let refs = (0..<n).map { bench.document(Workload.id($0)) }
     var results: [Measurement] = []
@@ -68,6 +70,28 @@ func run(n: Int, seed: UInt64) async throws -> [Measurement] {
     if n == 10_000 && seed == 42 { check("b_get", scoreSum, 5_003_257_080) }
     results.append(Measurement(workload: "b_get", n: n, ops: n, seconds: b, extra: ["sum": String(scoreSum)]))
 
+    // c_eq: equality on one field, all results materialised, in document-ID order.
+    var eqCount = 0
+    let c = try await time {
+        for k in 0..<200 {
+            let snap = try await bench.whereField("category", isEqualTo: Workload.category(k % 100)).getDocuments()
+            for doc in snap.documents { eqCount += doc.data().count > 0 ? 1 : 0 }
+        }
+    }
+    check("c_eq", eqCount, 2 * n)
+    results.append(Measurement(workload: "c_eq", n: n, ops: 200, seconds: c, extra: ["results": String(eqCount)]))
+
+    // d_range: range + order + limit on one field.
+    var rangeCount = 0, rangeScore = 0
+    let d = try await time {
+        for lo in workload.rangeLows {
+            let snap = try await bench.whereField("score", isGreaterThanOrEqualTo: lo).order(by: "score").limit(to: 20).getDocuments()
+            for doc in snap.documents { rangeCount += 1; rangeScore += doc.data()["score"] as! Int }
+        }
+    }
+    if n == 10_000 && seed == 42 { check("d_range count", rangeCount, 3998); check("d_range score", rangeScore, 2_001_514_441) }
+    results.append(Measurement(workload: "d_range", n: n, ops: 200, seconds: d, extra: ["count": String(rangeCount), "sum": String(rangeScore)]))
+
     let batchCollection = db.collection("bench_batch")
     let batchRefs = (0..<n).map { batchCollection.document(Workload.id($0)) }
     let e = try await time {
@@ -89,6 +113,27 @@ func run(n: Int, seed: UInt64) async throws -> [Measurement] {
     for i in 0..<min(100, n) { counters += try await refs[i].getDocument().data()!["counter"] as! Int }
     check("f_incr", counters, n)
     results.append(Measurement(workload: "f_incr", n: n, ops: n, seconds: f))
+
+    // g_combo: equality + range + order + limit (served by the composite index (category, score)).
+    var comboCount = 0, comboScore = 0
+    let g = try await time {
+        for (category, lo) in workload.combos {
+            let snap = try await bench.whereField("category", isEqualTo: category)
+                .whereField("score", isGreaterThanOrEqualTo: lo).order(by: "score").limit(to: 20).getDocuments()
+            for doc in snap.documents { comboCount += 1; comboScore += doc.data()["score"] as! Int }
+        }
+    }
+    if n == 10_000 && seed == 42 { check("g_combo count", comboCount, 1681); check("g_combo score", comboScore, 947_558_340) }
+    results.append(Measurement(workload: "g_combo", n: n, ops: 100, seconds: g, extra: ["count": String(comboCount), "sum": String(comboScore)]))
+
+    // Inserts into the collection group whose category, score and (category, score)
+    // indexes are now materialised: the cost of index maintenance.
+    let extra = (0..<n).map { bench.document(String(format: "x%08d", $0)) }
+    let h = try await time {
+        for i in 0..<n { try await extra[i].setData(workload.documents[i]) }
+    }
+    results.append(Measurement(workload: "h_insert_indexed", n: n, ops: n, seconds: h, extra: ["indexes": "3"]))
+    for ref in extra { try await ref.delete() }
 
     // Transactional read-increment-write on the same 100 documents.
     let t = try await time {

@@ -54,7 +54,7 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
 
     /// The fields, or nil when the document does not exist.
     public func data() -> [String: Any]? {
-        document.map { writer.fields($0.fields) }
+        document.map { writer.memoizedFields($0) }
     }
 
     public func data(with serverTimestampBehavior: ServerTimestampBehavior) -> [String: Any]? {
@@ -98,26 +98,10 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
 /// A snapshot of a document that is part of a query result (it always exists).
 public final class QueryDocumentSnapshot: DocumentSnapshot, @unchecked Sendable {
     public override func data() -> [String: Any] {
-        writer.fields(document!.fields)
+        writer.memoizedFields(document!)
     }
 
     public override func data(with serverTimestampBehavior: ServerTimestampBehavior) -> [String: Any] {
         data()
     }
-}
-
-/// The results of a query, in query order.
-public final class QuerySnapshot: @unchecked Sendable {
-    public let query: Query
-    public let documents: [QueryDocumentSnapshot]
-    public let metadata: SnapshotMetadata
-
-    init(query: Query, documents: [QueryDocumentSnapshot], metadata: SnapshotMetadata = .server) {
-        self.query = query
-        self.documents = documents
-        self.metadata = metadata
-    }
-
-    public var isEmpty: Bool { documents.isEmpty }
-    public var count: Int { documents.count }
 }

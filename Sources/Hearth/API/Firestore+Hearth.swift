@@ -7,6 +7,12 @@ public typealias HearthClock = HearthCore.HearthClock
 public typealias ManualClock = HearthCore.ManualClock
 /// An O(1) capture of a whole database, for `Firestore.restore(_:)`.
 public typealias DatabaseSnapshot = HearthCore.DatabaseSnapshot
+/// Declared indexes, in the shape of `firestore.indexes.json`: `IndexConfiguration(json:)`
+/// parses a file, `.json` writes one.
+public typealias IndexConfiguration = HearthCore.IndexConfiguration
+/// What a query that production would reject for a missing composite index does:
+/// `.enforce` (fail with FAILED_PRECONDITION), `.warn` (log once), `.off`, `.learn` (record).
+public typealias IndexMode = HearthCore.IndexMode
 
 extension HearthCore.ManualClock {
     public convenience init(now: Timestamp) { self.init(now: now.core) }
@@ -20,8 +26,13 @@ extension Firestore {
     /// - Parameters:
     ///   - projectID: the project id used in resource names and references.
     ///   - clock: the source of commit times and server timestamps (default: system clock).
-    public static func inMemory(projectID: String = defaultProjectID, clock: (any HearthClock)? = nil) -> Firestore {
-        Firestore(database: Database(id: DatabaseID(project: projectID), clock: clock ?? SystemClock()))
+    ///   - indexes: the declared indexes (`firestore.indexes.json` content).
+    ///   - indexMode: what a query needing an undeclared composite index does (default:
+    ///     `.enforce` when `indexes` is given, else `.warn`).
+    public static func inMemory(projectID: String = defaultProjectID, clock: (any HearthClock)? = nil,
+                                indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) -> Firestore {
+        Firestore(database: Database(id: DatabaseID(project: projectID), clock: clock ?? SystemClock(),
+                                     indexes: indexes, indexMode: indexMode))
     }
 
     /// Runs `body` with `Firestore.firestore()` returning `db` (task-local), so app code
@@ -38,4 +49,8 @@ extension Firestore {
 
     /// O(1) independent copy: same documents now, its own future.
     public func fork() -> Firestore { Firestore(database: database.fork()) }
+
+    /// The composite indexes the queries run so far needed and the configuration lacked, as
+    /// a configuration to write out with `.json` (collect with `indexMode: .learn`).
+    public func learnedIndexes() -> IndexConfiguration { database.learnedIndexes() }
 }

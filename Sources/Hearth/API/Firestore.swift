@@ -104,6 +104,21 @@ public final class Firestore: @unchecked Sendable {
         })
     }
 
+    /// Every collection with this ID, at any depth, as one query. An empty ID or one
+    /// containing `/` is a programmer error.
+    public func collectionGroup(_ collectionID: String) -> Query {
+        ensureActive()
+        requireValid { () throws(FirestoreError) in try Self.validateCollectionGroupID(collectionID) }
+        return Query(firestore: self, definition: QueryDefinition(collectionGroup: collectionID))
+    }
+
+    static func validateCollectionGroupID(_ id: String) throws(FirestoreError) {
+        if id.isEmpty { throw .invalidArgument("Collection ID cannot be empty.") }
+        if id.contains("/") {
+            throw .invalidArgument("Invalid collection ID (\(id)). Collection IDs must not contain / in them.")
+        }
+    }
+
     static func parseCollectionPath(_ p: String) throws(FirestoreError) -> ResourcePath {
         if p.isEmpty { throw .invalidArgument("Collection path cannot be empty.") }
         let path = try ResourcePath.parse(p)

@@ -1,31 +1,522 @@
 import Foundation
 import HearthCore
 
-/// A query over the documents of a collection. (Filters, ordering, cursors and limits build
-/// on this type; a plain collection query returns every document in ID order.)
+/// What a query asks for, as the SDK's core query holds it: the collection (or collection
+/// group), the where clauses in the order they were added, the explicit order-bys, the
+/// cursors and the limit. The engine adds production's implicit order-bys when it runs.
+struct QueryDefinition: Hashable, Sendable {
+    enum LimitType: Hashable, Sendable { case first, last }
+
+    var parent: ResourcePath
+    var collectionID: String
+    var allDescendants: Bool
+    /// Top-level conjuncts, each a field, unary or composite filter.
+    var filters: [QueryFilter] = []
+    var orderBy: [Ordering] = []
+    var startAt: Cursor?
+    var endAt: Cursor?
+    var limit: Int?
+    var limitType: LimitType = .first
+
+    /// A query over one collection.
+    init(collection path: ResourcePath) {
+        parent = path.parent
+        collectionID = path.lastSegment
+        allDescendants = false
+    }
+
+    /// A query over every collection with this ID, at any depth.
+    init(collectionGroup collectionID: String) {
+        parent = .root
+        self.collectionID = collectionID
+        allDescendants = true
+    }
+
+    /// What document-ID strings are relative to (the SDK's `query.path()`): the collection,
+    /// or the root for a collection group.
+    var documentIDBase: ResourcePath { allDescendants ? parent : parent.appending(collectionID) }
+
+    /// Every field and unary filter, in the order they were added.
+    var flattenedFilters: [QueryFilter] { filters.flatMap(\.leaves) }
+
+    /// Explicit order-bys, then the inequality fields not already ordered (sorted by field
+    /// path), then `__name__`; implicit entries take the last explicit direction
+    /// (semantics §7). Document cursors take their values in this order.
+    var normalizedOrderBy: [Ordering] {
+        var result = orderBy
+        var seen = Set(orderBy.map(\.field))
+        let descending = orderBy.last?.descending ?? false
+        let inequalityFields = Set(flattenedFilters.compactMap { leaf -> HearthCore.FieldPath? in
+            switch leaf {
+            case .field(let f, let op, _) where op.isInequality: f
+            case .unary(let f, .isNotNull), .unary(let f, .isNotNaN): f
+            default: nil
+            }
+        })
+        for f in inequalityFields.sorted() where !seen.contains(f) && !f.isDocumentName {
+            result.append(Ordering(f, descending: descending))
+            seen.insert(f)
+        }
+        if !seen.contains(.documentName) { result.append(Ordering(.documentName, descending: descending)) }
+        return result
+    }
+
+    /// The query the engine runs. `limit(toLast:)` runs the normalised order reversed, with
+    /// the cursors swapped; the caller reverses the results again.
+    var structuredQuery: StructuredQuery {
+        let filter: QueryFilter? = switch filters.count {
+        case 0: nil
+        case 1: filters[0]
+        default: .composite(.and, filters)
+        }
+        var q = StructuredQuery(parent: parent, collectionID: collectionID, allDescendants: allDescendants,
+                                filter: filter, orderBy: orderBy, startAt: startAt, endAt: endAt, limit: limit)
+        if limitType == .last {
+            q.orderBy = normalizedOrderBy
+            q = q.reversed()
+        }
+        return q
+    }
+}
+
+/// A query over the documents of a collection or collection group. Every builder returns a
+/// new query; a query never changes. Invalid arguments are programmer errors, checked when
+/// the builder is called, with the SDK's messages; what only the server checks (limits on
+/// values and disjunctions, missing indexes…) arrives as an error when the query runs.
 public class Query: @unchecked Sendable, Hashable {
     public let firestore: Firestore
-    /// The collection queried.
-    let collectionPath: ResourcePath
+    let definition: QueryDefinition
+
+    init(firestore: Firestore, definition: QueryDefinition) {
+        self.firestore = firestore
+        self.definition = definition
+    }
 
     init(firestore: Firestore, collectionPath: ResourcePath) {
         self.firestore = firestore
-        self.collectionPath = collectionPath
+        self.definition = QueryDefinition(collection: collectionPath)
     }
 
+    /// The collection queried (for a collection reference, its path).
+    var collectionPath: ResourcePath { definition.parent.appending(definition.collectionID) }
+
+    private func with(_ definition: QueryDefinition) -> Query {
+        Query(firestore: firestore, definition: definition)
+    }
+
+    /// Equal when they belong to the same `Firestore` instance and ask for the same thing.
     public static func == (a: Query, b: Query) -> Bool {
-        a.firestore === b.firestore && a.collectionPath == b.collectionPath
+        a.firestore === b.firestore && type(of: a) == type(of: b) && a.definition == b.definition
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(firestore))
-        hasher.combine(collectionPath)
+        hasher.combine(definition)
     }
 
-    func run() -> QuerySnapshot {
+    // MARK: Filters (String paths)
+
+    public func whereField(_ field: String, isEqualTo value: Any) -> Query {
+        whereFilter(.whereField(field, isEqualTo: value))
+    }
+
+    public func whereField(_ field: String, isNotEqualTo value: Any) -> Query {
+        whereFilter(.whereField(field, isNotEqualTo: value))
+    }
+
+    public func whereField(_ field: String, isLessThan value: Any) -> Query {
+        whereFilter(.whereField(field, isLessThan: value))
+    }
+
+    public func whereField(_ field: String, isLessThanOrEqualTo value: Any) -> Query {
+        whereFilter(.whereField(field, isLessThanOrEqualTo: value))
+    }
+
+    public func whereField(_ field: String, isGreaterThan value: Any) -> Query {
+        whereFilter(.whereField(field, isGreaterThan: value))
+    }
+
+    public func whereField(_ field: String, isGreaterThanOrEqualTo value: Any) -> Query {
+        whereFilter(.whereField(field, isGreaterOrEqualTo: value))
+    }
+
+    public func whereField(_ field: String, arrayContains value: Any) -> Query {
+        whereFilter(.whereField(field, arrayContains: value))
+    }
+
+    public func whereField(_ field: String, arrayContainsAny values: [Any]) -> Query {
+        whereFilter(.whereField(field, arrayContainsAny: values))
+    }
+
+    public func whereField(_ field: String, in values: [Any]) -> Query {
+        whereFilter(.whereField(field, in: values))
+    }
+
+    public func whereField(_ field: String, notIn values: [Any]) -> Query {
+        whereFilter(.whereField(field, notIn: values))
+    }
+
+    // MARK: Filters (FieldPath paths)
+
+    public func whereField(_ path: FieldPath, isEqualTo value: Any) -> Query {
+        whereFilter(.whereField(path, isEqualTo: value))
+    }
+
+    public func whereField(_ path: FieldPath, isNotEqualTo value: Any) -> Query {
+        whereFilter(.whereField(path, isNotEqualTo: value))
+    }
+
+    public func whereField(_ path: FieldPath, isLessThan value: Any) -> Query {
+        whereFilter(.whereField(path, isLessThan: value))
+    }
+
+    public func whereField(_ path: FieldPath, isLessThanOrEqualTo value: Any) -> Query {
+        whereFilter(.whereField(path, isLessThanOrEqualTo: value))
+    }
+
+    public func whereField(_ path: FieldPath, isGreaterThan value: Any) -> Query {
+        whereFilter(.whereField(path, isGreaterThan: value))
+    }
+
+    public func whereField(_ path: FieldPath, isGreaterThanOrEqualTo value: Any) -> Query {
+        whereFilter(.whereField(path, isGreaterOrEqualTo: value))
+    }
+
+    public func whereField(_ path: FieldPath, arrayContains value: Any) -> Query {
+        whereFilter(.whereField(path, arrayContains: value))
+    }
+
+    public func whereField(_ path: FieldPath, arrayContainsAny values: [Any]) -> Query {
+        whereFilter(.whereField(path, arrayContainsAny: values))
+    }
+
+    public func whereField(_ path: FieldPath, in values: [Any]) -> Query {
+        whereFilter(.whereField(path, in: values))
+    }
+
+    public func whereField(_ path: FieldPath, notIn values: [Any]) -> Query {
+        whereFilter(.whereField(path, notIn: values))
+    }
+
+    /// Adds a where clause (AND with the others); an empty composite adds nothing.
+    public func whereFilter(_ filter: Filter) -> Query {
+        requireValid { () throws(FirestoreError) in try filtered(by: filter) }
+    }
+
+    /// `whereFilter` with its programmer errors thrown.
+    func filtered(by filter: Filter) throws(FirestoreError) -> Query {
+        guard let parsed = try parse(filter) else { return self }
+        try validateNewFilter(parsed)
+        var d = definition
+        d.filters.append(parsed)
+        return with(d)
+    }
+
+    /// The engine filter for `filter` in this query; nil for an empty composite. A composite
+    /// with one non-empty child is that child (the SDK's `parseCompositeFilter`).
+    private func parse(_ filter: Filter) throws(FirestoreError) -> QueryFilter? {
+        switch filter.kind {
+        case .composite(let op, let children):
+            var parsed: [QueryFilter] = []
+            for child in children {
+                if let p = try parse(child) { parsed.append(p) }
+            }
+            if parsed.isEmpty { return nil }
+            return parsed.count == 1 ? parsed[0] : .composite(op, parsed)
+        case .field(let path, let op, let raw):
+            return try parseFieldFilter(path, op, raw)
+        }
+    }
+
+    private func parseFieldFilter(_ path: HearthCore.FieldPath, _ op: FieldOperator, _ raw: Any) throws(FirestoreError) -> QueryFilter {
+        let reader = UserDataReader(firestore: firestore)
+        var value: Value
+        var rawElements: [Any] = []
+        if op == .in || op == .notIn {
+            // Each element of an `in` / `not-in` list is a value, and may itself be an array.
+            rawElements = raw as? [Any] ?? [raw]
+            var elements: [Value] = []
+            for e in rawElements { elements.append(try reader.argumentValue(e)) }
+            value = .array(elements)
+        } else {
+            value = try reader.argumentValue(raw)
+        }
+        if path.isDocumentName {
+            if op == .arrayContains || op == .arrayContainsAny {
+                throw .invalidArgument("Invalid query. You can't perform \(op.sdkName) queries on document ID since document IDs are not arrays.")
+            }
+            if case .array(let list) = value, op == .in || op == .notIn {
+                try Self.requireNonEmpty(list, op)
+                var names: [Value] = []
+                for (element, rawElement) in zip(list, rawElements) {
+                    names.append(try documentIDValue(element, raw: rawElement))
+                }
+                value = .array(names)
+            } else {
+                value = try documentIDValue(value, raw: raw)
+            }
+        } else if op.takesList, case .array(let list) = value {
+            try Self.requireNonEmpty(list, op)
+        }
+        // `== null` / `== NaN` (and `!=`) are the unary filters on the wire.
+        if op == .equal || op == .notEqual {
+            if case .null = value { return .unary(path, op == .equal ? .isNull : .isNotNull) }
+            if case .double(let d) = value, d.isNaN { return .unary(path, op == .equal ? .isNaN : .isNotNaN) }
+        }
+        return .field(path, op, value)
+    }
+
+    private static func requireNonEmpty(_ list: [Value], _ op: FieldOperator) throws(FirestoreError) {
+        if list.isEmpty {
+            throw .invalidArgument("Invalid Query. A non-empty array is required for '\(op.sdkName)' filters.")
+        }
+    }
+
+    /// A document-ID operand as a reference: a plain ID (collection queries), a relative
+    /// path with an even number of segments (collection groups), or a `DocumentReference`.
+    private func documentIDValue(_ value: Value, raw: Any) throws(FirestoreError) -> Value {
+        switch value {
+        case .string(let id):
+            if id.isEmpty {
+                throw .invalidArgument("Invalid query. When querying by document ID you must provide a valid document ID, but it was an empty string.")
+            }
+            if !definition.allDescendants && id.contains("/") {
+                throw .invalidArgument("Invalid query. When querying a collection by document ID you must provide a plain document ID, but '\(id)' contains a '/' character.")
+            }
+            let path = definition.documentIDBase.appending(Self.slashSeparated(id))
+            guard path.isDocument else {
+                throw .invalidArgument("Invalid query. When querying a collection group by document ID, the value provided must result in a valid document path, but '\(path)' is not because it has an odd number of segments.")
+            }
+            return .reference(DocumentName(database: firestore.database.id, path: path))
+        case .reference:
+            return value
+        default:
+            throw .invalidArgument("Invalid query. When querying by document ID you must provide a valid string or DocumentReference, but it was of type: \(type(of: unwrapOptional(raw)))")
+        }
+    }
+
+    /// The SDK's `ResourcePath::FromString`: split on `/`, empty segments dropped.
+    private static func slashSeparated(_ s: String) -> ResourcePath {
+        ResourcePath(segments: s.split(separator: "/").map(String.init))
+    }
+
+    /// The SDK's client-side operator rules, applied to the flattened filters of the whole
+    /// query (OR branches included), each new leaf against those before it (semantics §6).
+    private func validateNewFilter(_ filter: QueryFilter) throws(FirestoreError) {
+        var existing = definition.flattenedFilters.map(Self.sdkOperator)
+        for leaf in filter.leaves {
+            let op = Self.sdkOperator(leaf)
+            let conflicting = Self.conflictingOperators(op)
+            if let found = existing.first(where: conflicting.contains) {
+                if found == op {
+                    throw .invalidArgument("Invalid Query. You cannot use more than one '\(op.sdkName)' filter.")
+                }
+                throw .invalidArgument("Invalid Query. You cannot use '\(op.sdkName)' filters with '\(found.sdkName)' filters.")
+            }
+            existing.append(op)
+        }
+    }
+
+    /// The operator the SDK sees: `== null`/`== NaN` are `equal`, their negations `notEqual`.
+    private static func sdkOperator(_ leaf: QueryFilter) -> FieldOperator {
+        switch leaf {
+        case .field(_, let op, _): op
+        case .unary(_, .isNull), .unary(_, .isNaN): .equal
+        case .unary: .notEqual
+        case .composite: .equal  // leaves are never composite
+        }
+    }
+
+    private static func conflictingOperators(_ op: FieldOperator) -> [FieldOperator] {
+        switch op {
+        case .notEqual: [.notEqual, .notIn]
+        case .in, .arrayContainsAny: [.notIn]
+        case .notIn: [.arrayContainsAny, .in, .notIn, .notEqual]
+        default: []
+        }
+    }
+
+    /// A dotted path as `whereField`, `order(by:)` and `Filter` read it; invalid paths are
+    /// programmer errors.
+    static func parseFieldPath(_ field: String) -> HearthCore.FieldPath {
+        requireValid { () throws(FirestoreError) in try HearthCore.FieldPath.parseDotted(field) }
+    }
+
+    // MARK: Ordering and limits
+
+    public func order(by field: String) -> Query {
+        order(by: field, descending: false)
+    }
+
+    public func order(by path: FieldPath) -> Query {
+        order(by: path, descending: false)
+    }
+
+    public func order(by field: String, descending: Bool) -> Query {
+        let path = Self.parseFieldPath(field)
+        return requireValid { () throws(FirestoreError) in try ordered(by: path, descending: descending) }
+    }
+
+    public func order(by path: FieldPath, descending: Bool) -> Query {
+        requireValid { () throws(FirestoreError) in try ordered(by: path.core, descending: descending) }
+    }
+
+    /// `order(by:descending:)` with its programmer errors thrown.
+    func ordered(by path: HearthCore.FieldPath, descending: Bool) throws(FirestoreError) -> Query {
+        if definition.startAt != nil {
+            throw .invalidArgument("Invalid query. You must not specify a starting point before specifying the order by.")
+        }
+        if definition.endAt != nil {
+            throw .invalidArgument("Invalid query. You must not specify an ending point before specifying the order by.")
+        }
+        var d = definition
+        d.orderBy.append(Ordering(path, descending: descending))
+        return with(d)
+    }
+
+    /// The first `limit` results.
+    public func limit(to limit: Int) -> Query {
+        requireValid { () throws(FirestoreError) in try limited(to: limit, .first) }
+    }
+
+    /// The last `limit` results, still in query order. Needs an explicit order-by, which is
+    /// checked when the query runs.
+    public func limit(toLast limit: Int) -> Query {
+        requireValid { () throws(FirestoreError) in try limited(to: limit, .last) }
+    }
+
+    /// `limit(to:)` / `limit(toLast:)` with their programmer errors thrown.
+    func limited(to limit: Int, _ type: QueryDefinition.LimitType) throws(FirestoreError) -> Query {
+        // The SDK keeps limits as int32, saturating larger values (Int32.max = no limit).
+        let saturated = Int(Int32(clamping: limit))
+        if saturated <= 0 {
+            throw .invalidArgument("Invalid Query. Query limit (\(saturated)) is invalid. Limit must be positive.")
+        }
+        var d = definition
+        d.limit = saturated
+        d.limitType = type
+        return with(d)
+    }
+
+    // MARK: Cursors
+
+    enum CursorEdge { case start, end }
+
+    /// Starts at the position given by values for the explicit order-bys (a prefix is fine).
+    public func start(at fieldValues: [Any]) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.start, values: fieldValues, inclusive: true) }
+    }
+
+    public func start(after fieldValues: [Any]) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.start, values: fieldValues, inclusive: false) }
+    }
+
+    public func end(at fieldValues: [Any]) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.end, values: fieldValues, inclusive: true) }
+    }
+
+    public func end(before fieldValues: [Any]) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.end, values: fieldValues, inclusive: false) }
+    }
+
+    /// Starts at `document`: its values for the whole normalised order (explicit order-bys,
+    /// inequality fields, document ID), so the position is exact.
+    public func start(atDocument document: DocumentSnapshot) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.start, document: document, inclusive: true) }
+    }
+
+    public func start(afterDocument document: DocumentSnapshot) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.start, document: document, inclusive: false) }
+    }
+
+    public func end(atDocument document: DocumentSnapshot) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.end, document: document, inclusive: true) }
+    }
+
+    public func end(beforeDocument document: DocumentSnapshot) -> Query {
+        requireValid { () throws(FirestoreError) in try bounded(.end, document: document, inclusive: false) }
+    }
+
+    private func with(_ edge: CursorEdge, _ values: [Value], inclusive: Bool) -> Query {
+        var d = definition
+        // A start cursor is "before" its values when inclusive; an end cursor when exclusive.
+        switch edge {
+        case .start: d.startAt = Cursor(values: values, before: inclusive)
+        case .end: d.endAt = Cursor(values: values, before: !inclusive)
+        }
+        return with(d)
+    }
+
+    /// A value cursor with its programmer errors thrown.
+    func bounded(_ edge: CursorEdge, values fieldValues: [Any], inclusive: Bool) throws(FirestoreError) -> Query {
+        let explicit = definition.orderBy
+        if fieldValues.count > explicit.count {
+            throw .invalidArgument("Invalid query. You are trying to start or end a query using more values than were specified in the order by.")
+        }
+        let reader = UserDataReader(firestore: firestore)
+        var values: [Value] = []
+        for (raw, ordering) in zip(fieldValues, explicit) {
+            let value = try reader.argumentValue(raw)
+            guard ordering.field.isDocumentName else {
+                values.append(value)
+                continue
+            }
+            guard case .string(let id) = value else {
+                throw .invalidArgument("Invalid query. Expected a string for the document ID.")
+            }
+            if !definition.allDescendants && id.contains("/") {
+                throw .invalidArgument("Invalid query. When querying a collection and ordering by document ID, you must pass a plain document ID, but '\(id)' contains a slash.")
+            }
+            let path = definition.documentIDBase.appending(Self.slashSeparated(id))
+            guard path.isDocument else {
+                throw .invalidArgument("Invalid query. When querying a collection group and ordering by document ID, you must pass a value that results in a valid document path, but '\(path)' is not because it contains an odd number of segments.")
+            }
+            values.append(.reference(DocumentName(database: firestore.database.id, path: path)))
+        }
+        return with(edge, values, inclusive: inclusive)
+    }
+
+    /// A document cursor with its programmer errors thrown.
+    func bounded(_ edge: CursorEdge, document snapshot: DocumentSnapshot, inclusive: Bool) throws(FirestoreError) -> Query {
+        guard let document = snapshot.document else {
+            throw .invalidArgument("Invalid query. You are trying to start or end a query using a document that doesn't exist.")
+        }
+        var values: [Value] = []
+        for ordering in definition.normalizedOrderBy {
+            if ordering.field.isDocumentName {
+                values.append(.reference(DocumentName(database: firestore.database.id, path: snapshot.reference.key)))
+            } else if let value = document.fields.value(at: ordering.field) {
+                values.append(value)
+            } else {
+                throw .invalidArgument("Invalid query. You are trying to start or end a query using a document for which the field '\(ordering.field.serverFormat)' (used as the order by) does not exist.")
+            }
+        }
+        return with(edge, values, inclusive: inclusive)
+    }
+
+    // MARK: Reads
+
+    /// The SDK's one check made when a query runs rather than when it is built.
+    func checkRunnable() throws(FirestoreError) {
+        if definition.limitType == .last && definition.orderBy.isEmpty {
+            throw .invalidArgument("limit(toLast:) queries require specifying at least one OrderBy() clause.")
+        }
+    }
+
+    /// Runs the query now; engine errors (missing index, server-side limits) are thrown as
+    /// `FirestoreErrorCode`.
+    func run() throws(FirestoreErrorCode) -> QuerySnapshot {
         firestore.ensureActive()
-        let docs = firestore.database.state().documents(in: collectionPath)
-        return QuerySnapshot(query: self, documents: docs.map {
+        requireValid { () throws(FirestoreError) in try checkRunnable() }
+        let result: QueryResult
+        do {
+            result = try firestore.database.runQuery(definition.structuredQuery)
+        } catch {
+            throw FirestoreErrorCode(error)
+        }
+        var documents = result.documents
+        if definition.limitType == .last { documents.reverse() }
+        return QuerySnapshot(query: self, documents: documents.map {
             QueryDocumentSnapshot(reference: DocumentReference(firestore: firestore, path: $0.path), document: $0, metadata: .server)
         })
     }
@@ -34,13 +525,28 @@ public class Query: @unchecked Sendable, Hashable {
         getDocuments(source: .default, completion: completion)
     }
 
+    /// Every source reads the embedded database (it is the server and the cache at once).
     public func getDocuments(source: FirestoreSource, completion: @escaping (QuerySnapshot?, Error?) -> Void) {
-        let snap = run()
         let completion = sendable(completion)
-        firestore.deliver { completion(snap, nil) }
+        do {
+            let snapshot = try run()
+            firestore.deliver { completion(snapshot, nil) }
+        } catch {
+            firestore.deliver { completion(nil, error) }
+        }
     }
 
-    public func getDocuments() async throws -> QuerySnapshot { run() }
+    public func getDocuments() async throws -> QuerySnapshot { try run() }
 
-    public func getDocuments(source: FirestoreSource) async throws -> QuerySnapshot { run() }
+    public func getDocuments(source: FirestoreSource) async throws -> QuerySnapshot { try run() }
+
+    // MARK: Aggregation
+
+    /// Counts the query's results (`aggregate([.count()])`).
+    public var count: AggregateQuery { aggregate([.count()]) }
+
+    /// Computes count / sum / average over the query's results on the server.
+    public func aggregate(_ aggregateFields: [AggregateField]) -> AggregateQuery {
+        AggregateQuery(query: self, fields: aggregateFields)
+    }
 }

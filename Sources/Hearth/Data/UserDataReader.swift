@@ -102,11 +102,13 @@ struct UserDataReader {
         return Write(path: path, operation: .update(fields, mask: mask), transforms: ctx.transforms, precondition: .exists(true))
     }
 
-    /// A value used as a query argument or array-transform element (no sentinels).
-    func argumentValue(_ value: Any, fieldDescription: String) throws(FirestoreError) -> Value {
-        var ctx = Context(source: .argument, path: [fieldDescription])
+    /// A query argument (filter operand, cursor value): no sentinels; arrays may not nest.
+    /// Like the SDK's root argument context it has no field path, so messages name none.
+    func argumentValue(_ value: Any) throws(FirestoreError) -> Value {
+        var ctx = Context(source: .argument)
+        // Sentinels are rejected inside parseValue; a nil here cannot happen.
         guard let v = try parseValue(value, ctx: &ctx, inArray: false) else {
-            throw .invalidArgument("Invalid data. Unsupported value (found in field \(fieldDescription))")
+            throw .invalidArgument("Invalid data. Unsupported value")
         }
         return v
     }
@@ -144,7 +146,13 @@ struct UserDataReader {
             if inArray { return try parseArray(raw as! [String], ctx: &ctx, inArray: true) }
             return leaf(.array((raw as! [String]).map { .string($0) }), &ctx, inArray)
         }
-        let fieldName = ctx.path.joined(separator: ".")
+        if type == Timestamp.self { return leaf(.timestamp((raw as! Timestamp).core.truncatedToMicroseconds), &ctx, inArray) }
+        if type == [String: String].self {
+            return .map(try parseMap((raw as! [String: String]).mapValues { $0 as Any }, ctx: &ctx))
+        }
+        if type == NSNull.self { return leaf(.null, &ctx, inArray) }
+        // Only needed for messages; built lazily because joining costs more than parsing.
+        var fieldName: String { ctx.path.joined(separator: ".") }
         if let s = raw as? String {
             return leaf(.string(s), &ctx, inArray)
         }
@@ -231,9 +239,10 @@ struct UserDataReader {
         return v
     }
 
-    /// The SDK's " (found in field a.b)" message suffix; empty inside arrays.
+    /// The SDK's " (found in field a.b)" message suffix; empty inside arrays and for query
+    /// arguments (no path).
     private func found(_ field: String, _ ctx: Context) -> String {
-        ctx.insideArray ? "" : " (found in field \(field))"
+        ctx.insideArray || ctx.path.isEmpty ? "" : " (found in field \(field))"
     }
 
     private func number(_ n: NSNumber, found: String) throws(FirestoreError) -> Value {

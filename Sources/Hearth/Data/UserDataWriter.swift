@@ -25,9 +25,22 @@ struct UserDataWriter {
         }
     }
 
+    /// The document's fields, converted once per stored version and `Firestore` instance
+    /// (dictionaries are values, so every caller still gets its own copy on mutation).
+    func memoizedFields(_ document: Document) -> [String: Any] {
+        guard let memo = document.memo else { return fields(document.fields) }
+        return memo.value(for: firestore) { BridgedFields(fields(document.fields)) }.fields
+    }
+
     func fields(_ m: MapValue) -> [String: Any] {
         var out: [String: Any] = Dictionary(minimumCapacity: m.count)
         for e in m.entries { out[e.key] = value(e.value) }
         return out
     }
+}
+
+/// The bridged fields kept in a document's memo.
+private final class BridgedFields {
+    let fields: [String: Any]
+    init(_ fields: [String: Any]) { self.fields = fields }
 }

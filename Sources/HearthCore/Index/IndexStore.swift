@@ -21,7 +21,7 @@ struct IndexStore: Sendable {
         var entries = Entries()
         for (key, version) in documents {
             guard let doc = version.document, utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup) else { continue }
-            for entry in Self.entryKeys(for: doc, in: definition) { entries.updateValue(key, forKey: entry) }
+            for entry in Self.entryKeys(for: doc, key: key, in: definition) { entries.updateValue(key, forKey: entry) }
         }
         indexes[definition] = entries
         byGroup[definition.collectionGroup, default: []].append(definition)
@@ -32,8 +32,12 @@ struct IndexStore: Sendable {
     mutating func update(_ key: DocumentKey, from before: Document?, to after: Document?) {
         guard !byGroup.isEmpty, let definitions = byGroup[key.path.segments[key.path.count - 2]] else { return }
         for definition in definitions {
-            let old = before.map { Self.entryKeys(for: $0, in: definition) } ?? []
-            let new = after.map { Self.entryKeys(for: $0, in: definition) } ?? []
+            // Most changes leave most indexed fields alone: compare values before encoding.
+            if let before, let after, definition.fields.allSatisfy({ before.fields.value(at: $0.path) == after.fields.value(at: $0.path) }) {
+                continue
+            }
+            let old = before.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
+            let new = after.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
             if old == new { continue }
             for entry in old where !new.contains(entry) { indexes[definition]!.removeValue(forKey: entry) }
             for entry in new where !old.contains(entry) { indexes[definition]!.updateValue(key, forKey: entry) }
@@ -42,31 +46,54 @@ struct IndexStore: Sendable {
 
     /// The entry keys of `document` in `definition`: none when it lacks an indexed field
     /// (or a CONTAINS field is not an array), one per distinct element for a CONTAINS field.
-    static func entryKeys(for document: Document, in definition: IndexDefinition) -> [IndexKey] {
-        var prefixes: [[UInt8]] = [[]]
-        if definition.scope == .collection { IndexKeyEncoding.encodePath(document.path.parent, into: &prefixes[0]) }
+    static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition) -> [IndexKey] {
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(key.encoded.count * 2 + 16)
+        if definition.scope == .collection { prefix.append(contentsOf: key.encoded[..<key.collectionPrefixLength]) }
+        var elements: [[UInt8]]? = nil
         for field in definition.fields {
             guard let value = document.fields.value(at: field.path) else { return [] }
             switch field.kind {
             case .ascending, .descending:
-                for i in prefixes.indices { IndexKeyEncoding.encode(value, descending: field.kind == .descending, into: &prefixes[i]) }
-            case .contains:
-                guard case .array(let elements) = value else { return [] }
-                var encoded: [[UInt8]] = []
-                for e in elements {
-                    var bytes: [UInt8] = []
-                    IndexKeyEncoding.encode(e, into: &bytes)
-                    if !encoded.contains(bytes) { encoded.append(bytes) }
+                if elements == nil {
+                    IndexKeyEncoding.encode(value, descending: field.kind == .descending, into: &prefix)
+                } else {
+                    for i in elements!.indices { IndexKeyEncoding.encode(value, descending: field.kind == .descending, into: &elements![i]) }
                 }
-                prefixes = prefixes.flatMap { p in encoded.map { p + $0 } }
+            case .contains:
+                guard case .array(let values) = value else { return [] }
+                // One entry per distinct element; what follows is appended to each.
+                var distinct: [[UInt8]] = []
+                for v in values {
+                    var bytes = prefix
+                    IndexKeyEncoding.encode(v, into: &bytes)
+                    if !distinct.contains(bytes) { distinct.append(bytes) }
+                }
+                elements = distinct
             case .vector:
                 guard case .vector = value else { return [] }
-                for i in prefixes.indices { IndexKeyEncoding.encode(value, into: &prefixes[i]) }
+                IndexKeyEncoding.encode(value, into: &prefix)
             }
         }
-        var name: [UInt8] = []
-        IndexKeyEncoding.encodePath(document.path, into: &name)
-        if definition.nameDescending { IndexKeyEncoding.invert(&name, from: 0) }
-        return prefixes.map { IndexKey($0 + name) }
+        let name = nameComponent(key, scope: definition.scope, descending: definition.nameDescending)
+        guard let elements else {
+            prefix.append(contentsOf: name)
+            return [IndexKey(prefix)]
+        }
+        return elements.map { IndexKey($0 + name) }
+    }
+
+    /// The trailing document-name bytes of an entry. Within one collection the document
+    /// key's bytes already sort by ID; a collection group needs full-path order.
+    static func nameComponent(_ key: DocumentKey, scope: IndexDefinition.Scope, descending: Bool) -> [UInt8] {
+        var name: [UInt8]
+        if scope == .collection {
+            name = key.encoded
+        } else {
+            name = []
+            IndexKeyEncoding.encodePath(key.path, into: &name)
+        }
+        if descending { IndexKeyEncoding.invert(&name, from: 0) }
+        return name
     }
 }

@@ -1,9 +1,14 @@
+import Synchronization
+
 /// A stored document: its path, fields and the commit times that created and last changed it.
 public struct Document: Sendable, Hashable {
     public var path: ResourcePath
-    public var fields: MapValue
+    /// Changing the fields of a copy detaches it from the stored version's memo.
+    public var fields: MapValue { didSet { memo = nil } }
     public var createTime: Timestamp
     public var updateTime: Timestamp
+    /// Set on documents the database stores: see `DocumentMemo`. Not part of equality.
+    public internal(set) var memo: DocumentMemo?
 
     public init(path: ResourcePath, fields: MapValue, createTime: Timestamp, updateTime: Timestamp) {
         self.path = path
@@ -15,4 +20,38 @@ public struct Document: Sendable, Hashable {
     public var id: String { path.lastSegment }
 
     public func value(at field: FieldPath) -> Value? { fields.value(at: field) }
+
+    public static func == (a: Document, b: Document) -> Bool {
+        a.path == b.path && a.fields == b.fields && a.createTime == b.createTime && a.updateTime == b.updateTime
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(fields)
+        hasher.combine(updateTime)
+    }
+}
+
+/// A slot in which a front end keeps a value derived from one stored document version (the
+/// Swift API keeps the bridged `[String: Any]`), so reading an unchanged document again
+/// does not convert it again. The value is tagged with its owner (e.g. a `Firestore`
+/// instance) and replaced when another owner asks.
+public final class DocumentMemo: Sendable {
+    private struct Entry: @unchecked Sendable {
+        let owner: ObjectIdentifier
+        let value: AnyObject
+    }
+
+    private let slot = Mutex<Entry?>(nil)
+
+    public init() {}
+
+    /// The value memoised for `owner`, made by `make` the first time.
+    public func value<T: AnyObject>(for owner: AnyObject, make: () -> T) -> T {
+        let id = ObjectIdentifier(owner)
+        if let hit = slot.withLock({ $0 }), hit.owner == id, let value = hit.value as? T { return value }
+        let value = make()
+        slot.withLock { $0 = Entry(owner: id, value: value) }
+        return value
+    }
 }

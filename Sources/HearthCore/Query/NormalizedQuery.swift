@@ -69,6 +69,7 @@ public struct NormalizedQuery: Sendable {
         }
         if !seen.contains(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
         self.orderBy = order
+        self.orderedFields = order.map(\.field).filter { !$0.isDocumentName }
 
         self.startAt = try query.startAt.map { c throws(FirestoreError) in try Self.prepare(c, order: order, query: query, database: database) }
         self.endAt = try query.endAt.map { c throws(FirestoreError) in try Self.prepare(c, order: order, query: query, database: database) }
@@ -78,7 +79,7 @@ public struct NormalizedQuery: Sendable {
     }
 
     /// The order-by fields other than `__name__`: a document lacking any of them is excluded.
-    public var orderedFields: [FieldPath] { orderBy.map(\.field).filter { !$0.isDocumentName } }
+    public let orderedFields: [FieldPath]
 
     // MARK: Filters
 

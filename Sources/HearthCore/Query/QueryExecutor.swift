@@ -8,9 +8,18 @@
 /// only ever has to produce a superset, in order or not.
 struct QueryExecutor {
     let query: NormalizedQuery
+    /// `query.query.collectionPath`, computed once.
+    private let collectionPath: ResourcePath
     let state: DatabaseState
     /// Nil: the state's present. Otherwise an earlier read time.
     let readTime: Timestamp?
+
+    init(query: NormalizedQuery, state: DatabaseState, readTime: Timestamp?) {
+        self.query = query
+        self.state = state
+        self.readTime = readTime
+        collectionPath = query.query.collectionPath
+    }
 
     /// The indexes the plans need, for materialisation.
     static func requiredIndexes(_ query: NormalizedQuery) -> [IndexDefinition] {
@@ -106,7 +115,7 @@ struct QueryExecutor {
         if q.allDescendants {
             guard doc.path.count >= 2, utf8Equal(doc.path.segments[doc.path.count - 2], q.collectionID),
                   q.parent.isPrefix(of: doc.path) else { return .noMatch }
-        } else if doc.path.parent != q.collectionPath {
+        } else if doc.path.count != collectionPath.count + 1 || !collectionPath.isPrefix(of: doc.path) {
             return .noMatch
         }
         for f in query.orderedFields where doc.fields.value(at: f) == nil { return .noMatch }

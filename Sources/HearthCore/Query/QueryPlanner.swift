@@ -110,10 +110,8 @@ enum QueryPlanner {
         var bytes: [UInt8] = []
         for (i, v) in cursor.values.enumerated() {
             if order[i].field.isDocumentName {
-                guard case .reference(let name) = v else { break }
-                let start = bytes.count
-                IndexKeyEncoding.encodePath(name.path, into: &bytes)
-                if definition.nameDescending { IndexKeyEncoding.invert(&bytes, from: start) }
+                guard case .reference(let name) = v, name.path.isDocument else { break }
+                bytes += IndexStore.nameComponent(DocumentKey(name.path), scope: definition.scope, descending: definition.nameDescending)
             } else {
                 IndexKeyEncoding.encode(v, descending: order[i].descending, into: &bytes)
             }

@@ -14,17 +14,24 @@ import Foundation
 public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let path: ResourcePath
     let encoded: [UInt8]
+    /// How many leading bytes of `encoded` are the collection's prefix (`prefix(of:)`).
+    let collectionPrefixLength: Int
 
     /// `path` must be a document path.
     public init(_ path: ResourcePath) {
         self.path = path
         var bytes: [UInt8] = []
         bytes.reserveCapacity(path.segments.reduce(4) { $0 + $1.utf8.count + 3 })
+        var prefixLength = 0
         for (i, segment) in path.segments.enumerated() {
-            if i == path.segments.count - 1 { bytes.append(0x00) }
+            if i == path.segments.count - 1 {
+                bytes.append(0x00)
+                prefixLength = bytes.count
+            }
             Self.encode(segment, into: &bytes)
         }
         encoded = bytes
+        collectionPrefixLength = prefixLength
     }
 
     public var collection: ResourcePath { path.parent }
@@ -64,6 +71,7 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
     private init(path: ResourcePath, encoded: [UInt8]) {
         self.path = path
         self.encoded = encoded
+        collectionPrefixLength = encoded.count
     }
 
     public static func < (a: DocumentKey, b: DocumentKey) -> Bool {

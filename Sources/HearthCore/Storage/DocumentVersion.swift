@@ -14,6 +14,8 @@ public final class DocumentVersion: Sendable {
     let pruneAfter: Timestamp?
 
     public init(document: Document?, since: Timestamp, older: DocumentVersion?) {
+        var document = document
+        if document != nil && document?.memo == nil { document?.memo = DocumentMemo() }
         self.document = document
         self.since = since
         self.older = older
