@@ -70,17 +70,18 @@ extension Database {
 
     private func execute(_ query: NormalizedQuery, readTime: Timestamp?, limit: Int?) throws(FirestoreError) -> ([Document], Timestamp) {
         var s = try readTime.map { t throws(FirestoreError) in try state(readTime: t) } ?? state()
+        let plans = QueryPlanner.plans(for: query)
         if readTime.map({ $0 >= s.readTime }) ?? true {
-            let needed = QueryExecutor.requiredIndexes(query)
+            let needed = QueryExecutor.requiredIndexes(plans)
             if needed.contains(where: { s.indexes.entries($0) == nil }) { s = materializing(needed) }
         }
         // Indexes describe the state's present; an earlier read time is served by a scan.
         let past = readTime.flatMap { $0 < s.readTime ? $0 : nil }
-        let docs = QueryExecutor(query: query, state: s, readTime: past).run(limit: limit)
+        let docs = QueryExecutor(query: query, state: s, readTime: past, plans: plans).run(limit: limit)
         return (docs, past ?? s.readTime)
     }
 
-    private func checkIndexes(_ query: NormalizedQuery, aggregations: [Aggregation]) throws(FirestoreError) {
+    func checkIndexes(_ query: NormalizedQuery, aggregations: [Aggregation]) throws(FirestoreError) {
         let (configuration, mode) = withIndexing { ($0.configuration, $0.mode) }
         if mode == .off { return }
         let missing = IndexRequirements.missingIndexes(for: query, aggregations: aggregations, configuration: configuration)

@@ -14,16 +14,24 @@ struct QueryExecutor {
     /// Nil: the state's present. Otherwise an earlier read time.
     let readTime: Timestamp?
 
-    init(query: NormalizedQuery, state: DatabaseState, readTime: Timestamp?) {
+    /// The plans for the state's present (unused for a past read time).
+    let plans: [QueryPlan]
+
+    init(query: NormalizedQuery, state: DatabaseState, readTime: Timestamp?, plans: [QueryPlan]? = nil) {
         self.query = query
         self.state = state
         self.readTime = readTime
+        self.plans = readTime == nil ? plans ?? QueryPlanner.plans(for: query) : []
         collectionPath = query.query.collectionPath
     }
 
     /// The indexes the plans need, for materialisation.
+    static func requiredIndexes(_ plans: [QueryPlan]) -> [IndexDefinition] {
+        plans.compactMap { if case .index(let d) = $0.source { d } else { nil } }
+    }
+
     static func requiredIndexes(_ query: NormalizedQuery) -> [IndexDefinition] {
-        QueryPlanner.plans(for: query).compactMap { if case .index(let d) = $0.source { d } else { nil } }
+        requiredIndexes(QueryPlanner.plans(for: query))
     }
 
     /// The matching documents in query order, after cursors, offset and limit (`limit`
@@ -33,7 +41,6 @@ struct QueryExecutor {
         if limit == 0 { return [] }
         let wanted = limit.map { $0 + query.query.offset }
         var results: [Document]
-        let plans = readTime == nil ? QueryPlanner.plans(for: query) : []
         if plans.count == 1, plans[0].ordered {
             results = scan(plans[0], limit: wanted)
         } else {
