@@ -1,7 +1,7 @@
 /// Whether a document satisfies a filter, operator by operator as production does
 /// (semantics §5): a missing field never matches; range filters are type-bracketed and
 /// never match NaN; `!=` and `not-in` exclude null; null and NaN are matched only by the
-/// unary filters (an `==` null / NaN is the unary IS_NULL / IS_NAN).
+/// unary filters.
 extension QueryFilter {
     public func matches(_ document: Document) -> Bool {
         switch self {
@@ -30,13 +30,15 @@ extension QueryFilter {
     static func fieldMatches(_ v: Value, _ op: FieldOperator, _ operand: Value) -> Bool {
         switch op {
         case .equal:
-            if case .null = operand { return unaryMatches(v, .isNull) }
-            if operand.isNaN { return v.isNaN }
+            // Null and NaN are matched only by the unary filters (the SDKs send those); a
+            // field filter comparing with null or NaN matches nothing (observed on the
+            // official emulator).
+            if operand.isNullValue || v.isNullValue { return false }
             return Value.firestoreEquals(v, operand)
         case .notEqual:
-            if case .null = operand { return unaryMatches(v, .isNotNull) }
-            if operand.isNaN { return unaryMatches(v, .isNotNaN) }
-            if case .null = v { return false }
+            // `!= null` as a field filter matches nothing (emulator); `!= NaN` keeps NaN
+            // values, since NaN equals nothing (the SDKs send IS_NOT_NAN instead).
+            if operand.isNullValue || v.isNullValue { return false }
             return !Value.firestoreEquals(v, operand)
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             return rangeMatches(v, op, operand)
@@ -57,10 +59,10 @@ extension QueryFilter {
         }
     }
 
-    /// `<`, `<=`, `>`, `>=`: only values of the operand's type bracket; never NaN; null is
-    /// only `<=`/`>=` itself.
+    /// `<`, `<=`, `>`, `>=`: only values of the operand's type bracket; never NaN or null
+    /// (a null or NaN operand matches nothing, as on the official emulator).
     static func rangeMatches(_ v: Value, _ op: FieldOperator, _ operand: Value) -> Bool {
-        guard v.typeOrder == operand.typeOrder, !v.isNaN, !operand.isNaN else { return false }
+        guard v.typeOrder == operand.typeOrder, !v.isNaN, !operand.isNaN, !operand.isNullValue else { return false }
         let c = Value.compare(v, operand)
         switch op {
         case .lessThan: return c < 0

@@ -44,8 +44,8 @@ public struct NormalizedQuery: Sendable {
             guard let f = leaf.field, Self.isInequality(leaf), !inequality.contains(f) else { continue }
             inequality.append(f)
         }
-        if inequality.filter({ !$0.isDocumentName }).count > Self.maxInequalityFields {
-            throw .invalidArgument("A query can have inequality filters on at most \(Self.maxInequalityFields) fields.")
+        if inequality.count > Self.maxInequalityFields {
+            throw .invalidArgument("The query contains \(inequality.count) distinct inequality fields: [\(inequality.map(\.description).joined(separator: ", "))]. A query may not have more than \(Self.maxInequalityFields) distinct inequality fields.")
         }
         self.inequalityFields = inequality
         var order = query.orderBy
@@ -58,9 +58,9 @@ public struct NormalizedQuery: Sendable {
         for o in order where equalityFields.contains(o.field) && !o.field.isDocumentName {
             throw .invalidArgument("order by clause cannot contain a field with an equality filter \(o.field)")
         }
-        var seen = Set(order.map(\.field))
-        if seen.count != order.count {
-            throw .invalidArgument("Order by clause cannot contain duplicate fields.")
+        var seen = Set<FieldPath>()
+        for o in order where !seen.insert(o.field).inserted {
+            throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field)")
         }
         let direction = order.last?.descending ?? false
         for f in inequality.sorted() where !seen.contains(f) && !f.isDocumentName {
@@ -87,16 +87,13 @@ public struct NormalizedQuery: Sendable {
         switch filter {
         case .composite(let op, let children):
             return .composite(op, try children.map { c throws(FirestoreError) in try prepare(c, query: query, database: database) })
-        case .unary(let path, let op):
-            if path.isDocumentName && (op == .isNaN || op == .isNull) {
-                throw .invalidArgument("Unary filter \(op.rawValue) is not supported on __name__.")
-            }
+        case .unary(let path, _):
+            if path.isDocumentName { throw .invalidArgument("__key__ filter value must be a Key") }
             return filter
         case .field(let path, let op, let value):
             if op.takesList {
-                guard case .array(let list) = value, !list.isEmpty else {
-                    throw .invalidArgument("A non-empty array is required for '\(op.rawValue)' filters.")
-                }
+                guard case .array(let list) = value else { throw .invalidArgument("'\(op.rawValue)' requires an ArrayValue.") }
+                if list.isEmpty { throw .invalidArgument("'\(op.rawValue)' requires an non-empty ArrayValue.") }
                 let max = op == .notIn ? maxNotInValues : maxInValues
                 if list.count > max { throw .invalidArgument("'\(op.rawValue)' supports up to \(max) comparison values.") }
             }
@@ -156,16 +153,24 @@ public struct NormalizedQuery: Sendable {
         return [f]
     }
 
+    /// Production's operator restrictions, with its messages (observed on the emulator).
     private static func checkOperatorCombinations(_ leaves: [QueryFilter], hasOr: Bool) throws(FirestoreError) {
         var counts: [FieldOperator: Int] = [:]
-        for leaf in leaves { if case .field(_, let op, _) = leaf { counts[op, default: 0] += 1 } }
-        if let n = counts[.notIn] {
-            if n > 1 { throw .invalidArgument("A query can have at most one 'NOT_IN' filter.") }
-            if counts[.notEqual] != nil { throw .invalidArgument("A query cannot combine 'NOT_IN' with 'NOT_EQUAL' filters.") }
-            if counts[.in] != nil || counts[.arrayContainsAny] != nil {
-                throw .invalidArgument("A query cannot combine 'NOT_IN' with 'IN' or 'ARRAY_CONTAINS_ANY' filters.")
+        var negations = 0
+        for leaf in leaves {
+            switch leaf {
+            case .field(_, let op, _):
+                counts[op, default: 0] += 1
+                if op == .notEqual || op == .notIn { negations += 1 }
+            case .unary(_, .isNotNull), .unary(_, .isNotNaN): negations += 1
+            default: break
             }
-            if hasOr { throw .invalidArgument("A query cannot combine 'NOT_IN' with OR filters.") }
+        }
+        if negations > 1 {
+            throw .invalidArgument("Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query.")
+        }
+        if counts[.notIn] != nil, counts[.in] != nil || counts[.arrayContainsAny] != nil || hasOr {
+            throw .invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
         }
     }
 
@@ -182,7 +187,7 @@ public struct NormalizedQuery: Sendable {
         }
         let n = count(f)
         if n > maxDisjunctions {
-            throw .invalidArgument("Query has \(n) disjunctions in its disjunctive normal form; at most \(maxDisjunctions) are allowed. Simplify the filter (each 'IN' or 'ARRAY_CONTAINS_ANY' value counts as one disjunction).")
+            throw .invalidArgument("Too many disjunctions after normalization. Result had \(n) disjunctions which is more than the maximum of \(maxDisjunctions)")
         }
         func expand(_ f: QueryFilter) -> [[QueryFilter]] {
             switch f {
@@ -203,7 +208,7 @@ public struct NormalizedQuery: Sendable {
         for conj in dnf {
             let arrayFilters = conj.filter { if case .field(_, .arrayContains, _) = $0 { return true } else { return false } }
             if arrayFilters.count > 1 {
-                throw .invalidArgument("A query can have at most one 'ARRAY_CONTAINS' or 'ARRAY_CONTAINS_ANY' filter in each disjunction.")
+                throw .invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
             }
         }
         return dnf

@@ -173,16 +173,34 @@ import Testing
         expectFirestoreError(.invalidArgument, message: "'IN' supports up to 30 comparison values.") {
             try db.runQuery(testQuery("c", where: field("a", .in, .array((0..<31).map { .integer(Int64($0)) }))))
         }
-        expectFirestoreError(.invalidArgument, containing: ["disjunctive normal form"]) {
+        // Production's texts, as the official emulator gives them.
+        expectFirestoreError(.invalidArgument, message: "Too many disjunctions after normalization. Result had 60 disjunctions which is more than the maximum of 30") {
             try db.runQuery(testQuery("c", where: and(field("a", .in, thirty), field("b", .in, .array([i(1), i(2)])))))
         }
-        expectFirestoreError(.invalidArgument, containing: ["ARRAY_CONTAINS"]) {
-            try db.runQuery(testQuery("c", where: and(field("a", .arrayContains, i(1)), field("b", .arrayContains, i(1)))))
+        expectFirestoreError(.invalidArgument, message: "A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.") {
+            try db.runQuery(testQuery("c", where: and(field("a", .arrayContains, i(1)), field("b", .arrayContainsAny, .array([i(1)])))))
         }
-        expectFirestoreError(.invalidArgument) {
+        let single = "Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query."
+        expectFirestoreError(.invalidArgument, message: single) {
             try db.runQuery(testQuery("c", where: and(field("a", .notIn, .array([i(1)])), field("b", .notEqual, i(1)))))
         }
-        expectFirestoreError(.invalidArgument) { try db.runQuery(testQuery("c", where: field("a", .in, .array([])))) }
+        expectFirestoreError(.invalidArgument, message: single) {
+            try db.runQuery(testQuery("c", where: and(field("a", .notEqual, i(1)), unary("b", .isNotNull))))
+        }
+        expectFirestoreError(.invalidArgument, message: "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.") {
+            try db.runQuery(testQuery("c", where: or(field("a", .notIn, .array([i(1)])), field("b", .equal, i(1)))))
+        }
+        expectFirestoreError(.invalidArgument, message: "'NOT_IN' supports up to 10 comparison values.") {
+            try db.runQuery(testQuery("c", where: field("a", .notIn, .array((0..<11).map { .integer(Int64($0)) }))))
+        }
+        expectFirestoreError(.invalidArgument, message: "'IN' requires an non-empty ArrayValue.") { try db.runQuery(testQuery("c", where: field("a", .in, .array([])))) }
+        expectFirestoreError(.invalidArgument, message: "'IN' requires an ArrayValue.") { try db.runQuery(testQuery("c", where: field("a", .in, i(1)))) }
+        expectFirestoreError(.invalidArgument, message: "order by clause cannot contain duplicate fields a") {
+            try db.runQuery(testQuery("c", orderBy: [asc("a"), desc("a")]))
+        }
+        expectFirestoreError(.invalidArgument, containing: ["The query contains 11 distinct inequality fields", "A query may not have more than 10 distinct inequality fields."]) {
+            try db.runQuery(testQuery("c", where: .composite(.and, (0..<11).map { field("f\($0)", .greaterThan, i(1)) })))
+        }
         #expect(try db.runQuery(testQuery("c", limit: 0)).documents.isEmpty)
     }
 
