@@ -214,7 +214,7 @@ FileHandle.standardError.write("note: debug build; measure with `swift run -c re
 #endif
 
 for n in sizes {
-    for m in try await run(n: n, seed: seed) {
+    for m in try await run(n: n, seed: seed) + (n == sizes[0] ? try await listenerBench() : []) {
         if json {
             var fields = ["\"workload\": \"\(m.workload)\"", "\"n\": \(m.n)", "\"ops\": \(m.ops)",
                           "\"seconds\": \(m.seconds)", "\"ops_per_s\": \(Int(m.opsPerSecond))"]

@@ -50,6 +50,12 @@ extension Firestore {
     /// O(1) independent copy: same documents now, its own future.
     public func fork() -> Firestore { Firestore(database: database.fork()) }
 
+    /// Returns when every listener callback for every commit made so far has run (or was
+    /// skipped because its listener was removed), so tests can check what listeners saw
+    /// without sleeping. Callbacks run on `settings.dispatchQueue`: don't call this while
+    /// blocking that queue.
+    public func waitUntilIdle() async { await listenerDeliveries.waitUntilIdle() }
+
     /// The composite indexes the queries run so far needed and the configuration lacked, as
     /// a configuration to write out with `.json` (collect with `indexMode: .learn`).
     public func learnedIndexes() -> IndexConfiguration { database.learnedIndexes() }

@@ -9,6 +9,8 @@ public final class Firestore: @unchecked Sendable {
     /// The engine database this instance reads and writes.
     let database: Database
     private let state: Mutex<InstanceState>
+    /// Listener callbacks queued and not yet run (`waitUntilIdle()`).
+    let listenerDeliveries = ListenerDeliveries()
 
     private struct InstanceState {
         var settings = FirestoreSettings()

@@ -18,12 +18,14 @@ struct IndexStore: Sendable {
     /// Builds `definition` from every document of its collection group in `documents`.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
         guard indexes[definition] == nil else { return }
-        var entries = Entries()
+        var elements: [(key: IndexKey, value: DocumentKey)] = []
         for (key, version) in documents {
             guard let doc = version.document, utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup) else { continue }
-            for entry in Self.entryKeys(for: doc, key: key, in: definition) { entries.updateValue(key, forKey: entry) }
+            for entry in Self.entryKeys(for: doc, key: key, in: definition) { elements.append((entry, key)) }
         }
-        indexes[definition] = entries
+        // Entry keys are unique (each ends with its document's name): sort, then build.
+        elements.sort { IndexKey.compareBytes($0.key.bytes, $1.key.bytes) < 0 }
+        indexes[definition] = Entries(sortedElements: elements)
         byGroup[definition.collectionGroup, default: []].append(definition)
     }
 

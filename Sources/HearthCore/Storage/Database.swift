@@ -34,6 +34,8 @@ public final class Database: Sendable {
     }
 
     private let core: Mutex<Core>
+    /// The listen targets; fed one ChangeSet per commit under the commit lock.
+    let hub = ListenerHub()
 
     /// - Parameters:
     ///   - indexes: the declared indexes (`firestore.indexes.json`).
@@ -96,12 +98,17 @@ public final class Database: Sendable {
                 }
             }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
+            // Changes are only collected while someone listens.
+            var changed: [ChangeSet.Entry]? = hub.isActive ? [] : nil
             let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
                                         horizon: Self.horizon(from: commitTime, retention: versionRetention),
-                                        tombstones: &core.tombstones)
+                                        tombstones: &core.tombstones, changed: &changed)
             core.lastCommit = commitTime
             core.state.readTime = commitTime
             purgeTombstones(&core, now: commitTime)
+            if let changed, !changed.isEmpty {
+                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state))
+            }
             return result
         }
     }
@@ -118,7 +125,8 @@ public final class Database: Sendable {
     /// check limits on the final documents, then install new versions.
     private static func apply(_ writes: [Write], to state: inout DatabaseState, commitTime: Timestamp,
                               database: DatabaseID, horizon: Timestamp,
-                              tombstones: inout [(time: Timestamp, key: DocumentKey)]) throws(FirestoreError) -> CommitResult
+                              tombstones: inout [(time: Timestamp, key: DocumentKey)],
+                              changed: inout [ChangeSet.Entry]?) throws(FirestoreError) -> CommitResult
     {
         var touched: [Touched] = []
         // Small commits find their documents by linear search; larger ones get an index.
@@ -162,6 +170,7 @@ public final class Database: Sendable {
             let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon))
             state.documents.updateValue(version, forKey: t.key)
             state.indexes.update(t.key, from: t.original, to: t.current)
+            changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))
             if t.original == nil { state.documentCount += 1 }
             if t.current == nil {
                 state.documentCount -= 1
@@ -214,9 +223,22 @@ public final class Database: Sendable {
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             var restored = snapshot.state
             restored.readTime = commitTime
+            if hub.isActive {
+                // Views re-run their queries on the restored state, which may predate
+                // their indexes.
+                for d in hub.requiredIndexes where restored.indexes.entries(d) == nil {
+                    restored.indexes.materialize(d, from: restored.documents)
+                }
+            }
             core.state = restored
             core.lastCommit = commitTime
             core.transactions.removeAll()
+            if hub.isActive {
+                let entries = restored.changes(since: before).map {
+                    ChangeSet.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after)
+                }
+                if !entries.isEmpty { hub.publish(ChangeSet(commitTime: commitTime, entries: entries, state: restored)) }
+            }
             return (before, restored)
         }
     }
@@ -238,6 +260,13 @@ public final class Database: Sendable {
             }
             return core.state
         }
+    }
+
+    /// Runs `body` on the current state under the commit lock, so no commit falls between
+    /// what `body` reads and what it registers (a listener's initial result and its first
+    /// ChangeSet). `body` may add indexes to the state.
+    func withCommitLock<T>(_ body: (inout DatabaseState) throws(FirestoreError) -> T) throws(FirestoreError) -> T {
+        try core.withLock { (core: inout Core) throws(FirestoreError) -> T in try body(&core.state) }
     }
 
     /// Reads or updates the index settings under the lock.

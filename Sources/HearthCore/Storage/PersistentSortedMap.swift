@@ -67,6 +67,41 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
     /// The number of elements; iteration always produces exactly this many.
     public var underestimatedCount: Int { count }
 
+    /// Builds a map from elements sorted by strictly increasing key, bottom-up in O(n)
+    /// (how an index over an existing collection is built in one pass).
+    init(sortedElements elements: [(key: Key, value: Value)], maxKeysPerNode: Int = Self.defaultMaxKeysPerNode) {
+        self.init(maxKeysPerNode: maxKeysPerNode)
+        guard !elements.isEmpty else { return }
+        // Elements a subtree of each height can hold when full.
+        var capacities = [maxKeys]
+        while capacities.last! < elements.count { capacities.append((maxKeys + 1) * capacities.last! + maxKeys) }
+        root = Self.build(elements[...], height: capacities.count - 1, capacities: capacities)
+        count = elements.count
+    }
+
+    /// A subtree of exactly `height` levels below its root holding `elements`; children
+    /// get equal shares, so every node stays at least half full.
+    private static func build(_ elements: ArraySlice<(key: Key, value: Value)>, height: Int, capacities: [Int]) -> Node {
+        if height == 0 { return Node(keys: elements.map(\.key), values: elements.map(\.value), children: []) }
+        let childCount = (elements.count + 1 + capacities[height - 1]) / (capacities[height - 1] + 1)
+        let perChild = (elements.count - (childCount - 1)) / childCount
+        var extra = (elements.count - (childCount - 1)) % childCount
+        var keys: [Key] = [], values: [Value] = [], children: [Node] = []
+        var start = elements.startIndex
+        for c in 0..<childCount {
+            let size = perChild + (extra > 0 ? 1 : 0)
+            if extra > 0 { extra -= 1 }
+            children.append(build(elements[start..<(start + size)], height: height - 1, capacities: capacities))
+            start += size
+            if c < childCount - 1 {
+                keys.append(elements[start].key)
+                values.append(elements[start].value)
+                start += 1
+            }
+        }
+        return Node(keys: keys, values: values, children: children)
+    }
+
     // MARK: - Lookup
 
     /// The value stored for `key`, or `nil` when the key is absent. O(log n).

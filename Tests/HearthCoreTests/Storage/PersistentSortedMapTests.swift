@@ -543,4 +543,21 @@ struct PersistentSortedMapTests {
         #expect(sums == (0..<5000).reduce(0) { $0 + $1 * 10 })
         #expect(map.allSatisfy { $0.value == 0 })
     }
+
+    @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 50, 63, 64, 100, 1000, 4097])
+    func bulkBuildFromSortedElementsIsAValidTree(count: Int) {
+        let elements = (0..<count).map { (key: $0 * 2, value: "v\($0)") }
+        for maxKeys in [3, 4, 5, 63] {
+            var map = PersistentSortedMap<Int, String>(sortedElements: elements, maxKeysPerNode: maxKeys)
+            #expect(map.invariantViolation() == nil, "count \(count), maxKeys \(maxKeys)")
+            #expect(map.count == count)
+            #expect(Array(map).map(\.key) == elements.map(\.key))
+            #expect(elements.allSatisfy { map[$0.key] == $0.value } && map[1] == nil)
+            // It stays a working map.
+            map.updateValue("new", forKey: 1)
+            map.removeValue(forKey: 0)
+            #expect(map.invariantViolation() == nil)
+            #expect(map[1] == "new" && map[0] == nil)
+        }
+    }
 }

@@ -1,0 +1,70 @@
+import Foundation
+import HearthCore
+
+/// Snapshot listeners on one document (semantics §19). Delivery is asynchronous, on
+/// `settings.dispatchQueue`: first the document now (`exists == false` when it is missing),
+/// then one snapshot for each commit that changes it. Snapshots come from the authoritative
+/// database itself, so `metadata.hasPendingWrites` and `metadata.isFromCache` are always
+/// false (Hearth has no local cache or unacknowledged writes; semantics [A13]).
+extension DocumentReference {
+    @discardableResult
+    public func addSnapshotListener(_ listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {
+        addSnapshotListener(options: SnapshotListenOptions(), listener: listener)
+    }
+
+    @discardableResult
+    public func addSnapshotListener(includeMetadataChanges: Bool,
+                                    listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {
+        addSnapshotListener(options: SnapshotListenOptions().withIncludeMetadataChanges(includeMetadataChanges), listener: listener)
+    }
+
+    /// `options.source` is accepted for compatibility: the cache is the database.
+    @discardableResult
+    public func addSnapshotListener(options: SnapshotListenOptions,
+                                    listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {
+        firestore.ensureActive()
+        let callback = sendable(listener)
+        let registration = SnapshotListener(firestore: firestore)
+        registration.start(.documents([key]), onSnapshot: { [self] view in
+            callback(DocumentSnapshot(reference: self, document: view.documents.first, metadata: .server), nil)
+        }, onError: { callback(nil, $0) })
+        return registration
+    }
+
+    /// The document's snapshots as an `AsyncSequence`; see `DocumentSnapshotsSequence`.
+    public var snapshots: DocumentSnapshotsSequence { snapshots(includeMetadataChanges: false) }
+
+    public func snapshots(includeMetadataChanges: Bool) -> DocumentSnapshotsSequence {
+        DocumentSnapshotsSequence(reference: self, includeMetadataChanges: includeMetadataChanges)
+    }
+
+    /// The snapshots of a document listener as an `AsyncSequence`. Each iteration starts its
+    /// own listener; ending the iteration (leaving the loop, cancelling the task) removes
+    /// it, and an error finishes the sequence by throwing.
+    public struct DocumentSnapshotsSequence: AsyncSequence, Sendable {
+        public typealias Element = DocumentSnapshot
+        public typealias Failure = Error
+
+        let reference: DocumentReference
+        let includeMetadataChanges: Bool
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            let stream = AsyncThrowingStream<DocumentSnapshot, Error> { continuation in
+                let registration = reference.addSnapshotListener(includeMetadataChanges: includeMetadataChanges) { snapshot, error in
+                    if let snapshot { continuation.yield(snapshot) } else { continuation.finish(throwing: error) }
+                }
+                let listener = UncheckedBox(registration)
+                continuation.onTermination = { _ in listener.value.remove() }
+            }
+            return AsyncIterator(base: stream.makeAsyncIterator())
+        }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<DocumentSnapshot, Error>.Iterator
+
+            public mutating func next() async throws -> DocumentSnapshot? {
+                try await base.next()
+            }
+        }
+    }
+}

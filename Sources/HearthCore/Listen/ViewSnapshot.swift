@@ -1,0 +1,100 @@
+/// How one document's membership in a view changed.
+public struct ViewChange: Sendable {
+    public enum Kind: Sendable, Hashable { case added, modified, removed }
+
+    public let kind: Kind
+    /// The document as the view held it before (nil for `.added`).
+    let old: ViewEntry?
+    /// The document as the view holds it now (nil for `.removed`).
+    let new: ViewEntry?
+
+    /// The new version, or for `.removed` the version that left.
+    public var document: Document { (new ?? old)!.document }
+    public var oldDocument: Document? { old?.document }
+}
+
+/// A change with the positions the Firebase SDK reports for it (`DocumentChange`).
+public struct IndexedViewChange: Sendable {
+    public let change: ViewChange
+    /// Position before the change; nil for `.added` (the SDK's `NSNotFound`).
+    public let oldIndex: Int?
+    /// Position after the change; nil for `.removed`.
+    public let newIndex: Int?
+}
+
+/// One state of a target's view: the initial result, or the result after a commit that
+/// changed it, with the net changes since the previous snapshot. Emitted at most once per
+/// commit per target.
+public struct ViewSnapshot: Sendable {
+    /// The commit time the view reflects.
+    public let readTime: Timestamp
+    /// True for the first snapshot of a target.
+    public let isInitial: Bool
+    /// The result in view order.
+    public let documents: RankedDocumentList
+    /// The result before these changes (for computing positions).
+    let previous: RankedDocumentList
+    let order: ViewOrder
+    /// Set for later snapshots; an initial one derives its changes from `documents` on
+    /// demand (a large first result should not pay for a second array nobody reads).
+    private let incremental: [ViewChange]
+
+    /// The net changes, grouped as the SDK orders them: removed, then added, then
+    /// modified; within each group in view order (removed ones by their old position).
+    /// For the initial snapshot, every document as added.
+    public var changes: [ViewChange] {
+        isInitial ? documents.entries.map { ViewChange(kind: .added, old: nil, new: $0) } : incremental
+    }
+
+    init(readTime: Timestamp, isInitial: Bool, documents: RankedDocumentList, previous: RankedDocumentList,
+         order: ViewOrder, changes: [ViewChange]) {
+        self.readTime = readTime
+        self.isInitial = isInitial
+        self.documents = documents
+        self.previous = previous
+        self.order = order
+        incremental = changes
+    }
+
+    /// The changes with their `oldIndex`/`newIndex`, computed exactly as the SDK does
+    /// (semantics §19): the changes are applied one by one, in order, to the previous
+    /// result; a removal's `oldIndex` is its position before it is removed, an addition's
+    /// `newIndex` its position after it is inserted, and a modification is a removal and
+    /// an insertion. `presentedReversed`: the documents are shown in the opposite order
+    /// (a `limit(toLast:)` query runs reversed), so within each group the changes follow
+    /// the shown order and positions count from the other end.
+    public func indexedChanges(presentedReversed reversed: Bool = false) -> [IndexedViewChange] {
+        let changes = self.changes
+        if previous.isEmpty && changes.allSatisfy({ $0.kind == .added }) {
+            // An initial result: positions 0, 1, 2… in the shown order.
+            let shown = reversed ? Array(changes.reversed()) : changes
+            return shown.enumerated().map { IndexedViewChange(change: $1, oldIndex: nil, newIndex: $0) }
+        }
+        var tracker = previous
+        var out: [IndexedViewChange] = []
+        out.reserveCapacity(changes.count)
+        var start = 0
+        while start < changes.count {
+            var end = start
+            while end < changes.count && changes[end].kind == changes[start].kind { end += 1 }
+            let group = changes[start..<end]
+            for change in reversed ? Array(group.reversed()) : Array(group) {
+                var oldIndex: Int?, newIndex: Int?
+                if let old = change.old {
+                    let n = tracker.count
+                    guard let r = tracker.remove(old, order) else {
+                        preconditionFailure("view change for \(old.path), which the previous result does not hold")
+                    }
+                    oldIndex = reversed ? n - 1 - r : r
+                }
+                if let new = change.new {
+                    let r = tracker.insert(new, order)
+                    newIndex = reversed ? tracker.count - 1 - r : r
+                }
+                out.append(IndexedViewChange(change: change, oldIndex: oldIndex, newIndex: newIndex))
+            }
+            start = end
+        }
+        return out
+    }
+}
