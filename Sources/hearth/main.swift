@@ -1,14 +1,15 @@
-// hearth: the command-line front end. `serve` (the emulator process) and `rules`
-// (check/test) arrive with their own issues; for now the tool prints its usage.
+// hearth: the command-line front end. `rules check|test` run the rules engine offline;
+// `serve` (the emulator process) arrives with its own issue.
 import Foundation
 
 let usage = """
     usage: hearth <command> [options]
 
     commands:
-      serve          run the emulator (REST + gRPC on one port)         [not yet available]
-      rules check    parse and lint a firestore.rules file              [not yet available]
-      rules test     run rules test cases (see DESIGN.md)               [not yet available]
+      serve                                   run the emulator (REST + gRPC on one port)  [not yet available]
+      rules check FILE…                       compile rules; print FILE:LINE:COL diagnostics
+      rules test CASES.json… [--coverage FILE.json|FILE.html]
+                                              run rules test cases (see DESIGN.md)
       help           print this message
 
     The embedded engine is available today as a library: `import FirebaseFirestore`
@@ -19,6 +20,14 @@ let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case nil, "help", "-h", "--help":
     print(usage)
+case "rules":
+    switch args.dropFirst().first {
+    case "check": exit(RulesCommand.check(Array(args.dropFirst(2))))
+    case "test": exit(RulesCommand.test(Array(args.dropFirst(2))))
+    default:
+        FileHandle.standardError.write("usage: hearth rules check FILE… | hearth rules test CASES.json… [--coverage FILE]\n".data(using: .utf8)!)
+        exit(2)
+    }
 case let command?:
     FileHandle.standardError.write("hearth: '\(command)' is not available yet in this build\n\n\(usage)\n".data(using: .utf8)!)
     exit(2)

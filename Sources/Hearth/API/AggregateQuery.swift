@@ -97,6 +97,7 @@ public final class AggregateQuery: @unchecked Sendable, Hashable {
             aggregations.append(f.aggregation)
         }
         do {
+            try firestore.access.checkQuery(query.definition.structuredQuery, in: firestore.database)
             let result = try firestore.database.runAggregation(query.definition.structuredQuery, aggregations: aggregations)
             return AggregateQuerySnapshot(query: self, values: result.values)
         } catch {

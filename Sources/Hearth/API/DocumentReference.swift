@@ -128,8 +128,9 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     // MARK: Reads
 
     /// The document now. Every source reads the database itself (it is the only copy).
-    func snapshot() -> DocumentSnapshot {
+    func snapshot() throws(FirestoreErrorCode) -> DocumentSnapshot {
         firestore.ensureActive()
+        do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
         return DocumentSnapshot(reference: self, document: firestore.database.document(key), metadata: .server)
     }
 
@@ -138,14 +139,18 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     }
 
     public func getDocument(source: FirestoreSource, completion: @escaping (DocumentSnapshot?, Error?) -> Void) {
-        let snap = snapshot()
         let completion = sendable(completion)
-        firestore.deliver { completion(snap, nil) }
+        do {
+            let snap = try snapshot()
+            firestore.deliver { completion(snap, nil) }
+        } catch {
+            firestore.deliver { completion(nil, error) }
+        }
     }
 
-    public func getDocument() async throws -> DocumentSnapshot { snapshot() }
+    public func getDocument() async throws -> DocumentSnapshot { try snapshot() }
 
-    public func getDocument(source: FirestoreSource) async throws -> DocumentSnapshot { snapshot() }
+    public func getDocument(source: FirestoreSource) async throws -> DocumentSnapshot { try snapshot() }
 }
 
 /// The source a read asks for. Hearth's embedded database is the server and the cache at

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthRules
 
 /// The source of commit times and server timestamps; see `ManualClock`.
 public typealias HearthClock = HearthCore.HearthClock
@@ -41,6 +42,23 @@ extension Firestore {
         try await $taskDefault.withValue(db) { try await body() }
     }
 
+    /// Writes every document of a Hearth JSON documents file (DESIGN.md: `{"users/alice":
+    /// {...}}` with `$timestamp`, `$reference`… tags) in one atomic commit, bypassing the
+    /// rules — how tests and the emulator load `Seeds/<app>/documents.json`. Malformed input
+    /// throws `FirestoreErrorCode.invalidArgument` naming what is wrong; nothing is written.
+    public func importDocuments(hearthJSON data: Data) throws {
+        ensureActive()
+        let documents: [ResourcePath: MapValue]
+        do {
+            let json = try JSONValue.parse(String(decoding: data, as: UTF8.self))
+            documents = try HearthJSON.documents(json, database: databaseID, project: projectID)
+        } catch {
+            throw FirestoreErrorCode(FirestoreError(.invalidArgument, "Invalid Hearth JSON: \(error)"))
+        }
+        let writes = documents.sorted { $0.key < $1.key }.map { Write.set($0.key, $0.value) }
+        do { try database.commit(writes) } catch { throw FirestoreErrorCode(error) }
+    }
+
     /// O(1) capture of the whole database.
     public func snapshot() -> DatabaseSnapshot { database.snapshot() }
 
@@ -48,7 +66,7 @@ extension Firestore {
     public func restore(_ snapshot: DatabaseSnapshot) { database.restore(snapshot) }
 
     /// O(1) independent copy: same documents now, its own future.
-    public func fork() -> Firestore { Firestore(database: database.fork()) }
+    public func fork() -> Firestore { Firestore(database: database.fork(), access: access.forked()) }
 
     /// Returns when every listener callback for every commit made so far has run (or was
     /// skipped because its listener was removed), so tests can check what listeners saw

@@ -18,8 +18,13 @@ public final class Firestore: @unchecked Sendable {
         var terminated = false
     }
 
-    init(database: Database) {
+    /// Whose rights this instance uses (admin unless it is an `authenticated` /
+    /// `unauthenticated` view) and the database's rules.
+    let access: AccessControl
+
+    init(database: Database, access: AccessControl = .admin()) {
         self.database = database
+        self.access = access
         state = Mutex(InstanceState())
     }
 
@@ -150,7 +155,11 @@ public final class Firestore: @unchecked Sendable {
     /// Commits engine writes, mapping engine errors to `FirestoreErrorCode`.
     @discardableResult
     func commit(_ writes: [Write]) throws(FirestoreErrorCode) -> CommitResult {
-        do { return try database.commit(writes) } catch { throw FirestoreErrorCode(error) }
+        do {
+            return try database.commit(writes, authorize: access.commitAuthorizer(for: database))
+        } catch {
+            throw FirestoreErrorCode(error)
+        }
     }
 
     /// Commits, then reports the outcome to an optional completion handler.

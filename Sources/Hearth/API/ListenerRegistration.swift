@@ -32,6 +32,12 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
                onSnapshot: @escaping @Sendable (ViewSnapshot) -> Void,
                onError: @escaping @Sendable (FirestoreErrorCode) -> Void) {
         do {
+            switch listenTarget {
+            case .documents(let paths):
+                for path in paths { try firestore.access.checkGet(path, in: firestore.database) }
+            case .query(let query):
+                try firestore.access.checkQuery(query, in: firestore.database)
+            }
             let id = try firestore.database.listen(listenTarget) { [self] snapshot in
                 deliver { onSnapshot(snapshot) }
             }

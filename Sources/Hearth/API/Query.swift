@@ -510,7 +510,9 @@ public class Query: @unchecked Sendable, Hashable {
         requireValid { () throws(FirestoreError) in try checkRunnable() }
         let result: QueryResult
         do {
-            result = try firestore.database.runQuery(definition.structuredQuery)
+            let query = definition.structuredQuery
+            try firestore.access.checkQuery(query, in: firestore.database)
+            result = try firestore.database.runQuery(query)
         } catch {
             throw FirestoreErrorCode(error)
         }

@@ -23,6 +23,7 @@ public final class Transaction {
         if !writes.isEmpty {
             throw fail(.invalidArgument("Firestore transactions require all reads to be executed before all writes."))
         }
+        do { try firestore.access.checkGet(document.key, in: firestore.database) } catch { throw fail(error) }
         let doc = firestore.database.document(document.key)
         let version = doc?.updateTime
         if let seen = readVersions[document.key] {

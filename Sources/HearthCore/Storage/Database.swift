@@ -81,10 +81,19 @@ public final class Database: Sendable {
 
     // MARK: Commit
 
+    /// A check run inside the commit, after the writes are applied to a working copy and
+    /// before anything is installed: it sees the state before the commit, the commit time and
+    /// each touched document's final contents (nil = deleted), and throws to refuse the
+    /// whole commit (how security rules authorize a batch atomically).
+    public typealias CommitAuthorizer = (_ before: DatabaseState, _ commitTime: Timestamp,
+                                         _ after: [(path: ResourcePath, document: Document?)]) throws(FirestoreError) -> Void
+
     /// Applies `writes` atomically with one commit time, or none of them. With a
-    /// transaction, first validates that nothing it read has changed (ABORTED otherwise).
+    /// transaction, first validates that nothing it read has changed (ABORTED otherwise);
+    /// with `authorize`, lets it refuse the commit once the final documents are known.
     @discardableResult
-    public func commit(_ writes: [Write], transaction: TransactionID? = nil) throws(FirestoreError) -> CommitResult {
+    public func commit(_ writes: [Write], transaction: TransactionID? = nil,
+                       authorize: CommitAuthorizer? = nil) throws(FirestoreError) -> CommitResult {
         for w in writes { try w.validate(database: id) }
         let now = clock.now().truncatedToMicroseconds
         return try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
@@ -102,7 +111,7 @@ public final class Database: Sendable {
             var changed: [ChangeSet.Entry]? = hub.isActive ? [] : nil
             let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
                                         horizon: Self.horizon(from: commitTime, retention: versionRetention),
-                                        tombstones: &core.tombstones, changed: &changed)
+                                        tombstones: &core.tombstones, changed: &changed, authorize: authorize)
             core.lastCommit = commitTime
             core.state.readTime = commitTime
             purgeTombstones(&core, now: commitTime)
@@ -119,6 +128,8 @@ public final class Database: Sendable {
         let original: Document?
         var current: Document?
         var deletedInCommit = false
+        /// Some write other than a verify targets it (what authorization looks at).
+        var written = false
     }
 
     /// The write pipeline inside the commit lock: apply in order against a working set,
@@ -126,7 +137,8 @@ public final class Database: Sendable {
     private static func apply(_ writes: [Write], to state: inout DatabaseState, commitTime: Timestamp,
                               database: DatabaseID, horizon: Timestamp,
                               tombstones: inout [(time: Timestamp, key: DocumentKey)],
-                              changed: inout [ChangeSet.Entry]?) throws(FirestoreError) -> CommitResult
+                              changed: inout [ChangeSet.Entry]?,
+                              authorize: CommitAuthorizer?) throws(FirestoreError) -> CommitResult
     {
         var touched: [Touched] = []
         // Small commits find their documents by linear search; larger ones get an index.
@@ -149,6 +161,7 @@ public final class Database: Sendable {
             let (doc, transformResults) = try write.apply(to: touched[i].current, commitTime: commitTime, database: database)
             touched[i].current = doc
             if case .delete = write.operation { touched[i].deletedInCommit = true }
+            if case .verify = write.operation {} else { touched[i].written = true }
             afterEach.append((i, doc, transformResults))
         }
         // Final documents: limits, and "unchanged" when the content ends as it began.
@@ -159,6 +172,9 @@ public final class Database: Sendable {
             } else {
                 try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
             }
+        }
+        if let authorize {
+            try authorize(state, commitTime, touched.filter(\.written).map { ($0.key.path, $0.current) })
         }
         for t in touched {
             switch (t.original, t.current) {

@@ -1,0 +1,284 @@
+import HearthCore
+
+/// A local slot of a function frame: `let` values are computed eagerly, but an error in a
+/// let only matters if the let is read (§21.15).
+enum Slot {
+    case value(RulesValue)
+    case error(RulesError)
+}
+
+/// Tree-walking evaluation of expressions with production's error semantics (§6.2).
+struct Evaluator {
+    let context: EvaluationContext
+    let program: RulesProgram
+
+    init(context: EvaluationContext) {
+        self.context = context
+        self.program = context.program
+    }
+
+    static let maxCallDepth = 20
+
+    /// Evaluates, recording coverage when enabled.
+    func eval(_ e: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        guard let coverage = context.coverage else { return try evaluate(e, &frame) }
+        do {
+            let v = try evaluate(e, &frame)
+            coverage.record(e.id, v)
+            return v
+        } catch {
+            coverage.recordError(e.id)
+            throw error
+        }
+    }
+
+    /// Evaluates an operand without throwing, for `&&`/`||` absorption.
+    private func capture(_ e: Expr, _ frame: inout [Slot]) -> Slot {
+        do { return .value(try eval(e, &frame)) } catch { return .error(error) }
+    }
+
+    private func evaluate(_ e: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        switch e.kind {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .float(let d): return .float(d)
+        case .string(let s): return .string(s)
+        case .bytes(let b): return .bytes(b)
+        case .list(let items):
+            var out: [RulesValue] = []
+            out.reserveCapacity(items.count)
+            for i in items { out.append(try eval(i, &frame)) }
+            return .list(out)
+        case .map(let entries):
+            var m = RulesMap()
+            for (k, v) in entries {
+                guard case .string(let key) = try eval(k, &frame) else { throw RulesError("Map keys must be strings.") }
+                m.append(key, try eval(v, &frame))
+            }
+            return .map(m)
+        case .identifier:
+            return try lookup(e, &frame)
+        case .member(let target, let name):
+            if case .request? = program.names[target.id], context.coverage == nil {
+                return try context.requestField(name)
+            }
+            let v = try eval(target, &frame)
+            return try Self.member(v, name)
+        case .index(let target, let indexExpr):
+            let v = try eval(target, &frame)
+            let i = try eval(indexExpr, &frame)
+            return try Self.index(v, i)
+        case .slice(let target, let a, let b):
+            let v = try eval(target, &frame)
+            let i = try eval(a, &frame)
+            let j = try eval(b, &frame)
+            return try Self.slice(v, i, j)
+        case .call(_, let argExprs):
+            return try call(e, argExprs, &frame)
+        case .method(let receiverExpr, let name, let argExprs):
+            if case .namespace(let ns)? = program.names[receiverExpr.id] {
+                var args: [RulesValue] = []
+                for a in argExprs { args.append(try eval(a, &frame)) }
+                return try Builtins.callNamespace(ns, name, args)
+            }
+            let receiver = try eval(receiverExpr, &frame)
+            var args: [RulesValue] = []
+            args.reserveCapacity(argExprs.count)
+            for a in argExprs { args.append(try eval(a, &frame)) }
+            return try Builtins.callMethod(receiver, name, args)
+        case .unary(let op, let operand):
+            let v = try eval(operand, &frame)
+            return try Operators.unary(op, v)
+        case .binary(let op, let l, let r):
+            let a = try eval(l, &frame)
+            let b = try eval(r, &frame)
+            return try Operators.binary(op, a, b)
+        case .and(let l, let r):
+            let a = capture(l, &frame)
+            if case .value(.bool(false)) = a { return .bool(false) }
+            let b = capture(r, &frame)
+            if case .value(.bool(false)) = b { return .bool(false) }
+            return try Self.combine(a, b)
+        case .or(let l, let r):
+            let a = capture(l, &frame)
+            if case .value(.bool(true)) = a { return .bool(true) }
+            let b = capture(r, &frame)
+            if case .value(.bool(true)) = b { return .bool(true) }
+            return try Self.combine(a, b)
+        case .ternary(let c, let a, let b):
+            let cond = try eval(c, &frame)
+            guard case .bool(let flag) = cond else {
+                throw RulesError("Unsupported operation error. Received: \(cond.typeName) ? … : …. Expected: bool ? … : ….")
+            }
+            return try eval(flag ? a : b, &frame)
+        case .isType(let operand, let type):
+            let v = try eval(operand, &frame)
+            return .bool(Operators.isType(v, type))
+        case .path(let parts):
+            var segments: [String] = []
+            for p in parts {
+                switch p {
+                case .literal(let s): segments.append(s)
+                case .placeholder(let s): segments.append("{\(s)}")
+                case .interpolation(let x):
+                    switch try eval(x, &frame) {
+                    case .string(let s):
+                        // One segment even when it holds '/' (observed: `$('a/b')` is a
+                        // single segment 'a/b').
+                        segments.append(s)
+                    case .path(let sub): segments.append(contentsOf: sub.segments)
+                    case .int(let i): segments.append(String(i))
+                    case let other:
+                        throw RulesError("Unsupported operation error. Received: $(\(other.typeName)). Expected: $(string).")
+                    }
+                }
+            }
+            return .path(RulesPath(segments))
+        }
+    }
+
+    /// Both operands of `&&`/`||` were evaluated and neither decided: an error wins, then
+    /// a non-bool is an error, else the (equal) bool.
+    private static func combine(_ a: Slot, _ b: Slot) throws(RulesError) -> RulesValue {
+        if case .error(let e) = a { throw e }
+        if case .error(let e) = b { throw e }
+        guard case .value(.bool(let x)) = a, case .value(.bool(_)) = b else {
+            var received: [String] = []
+            if case .value(let v) = a, !v.isBool { received.append(v.typeName) }
+            if case .value(let v) = b, !v.isBool { received.append(v.typeName) }
+            throw RulesError("Type error. Received: [\(received.joined(separator: ", "))] Expected: [bool].")
+        }
+        return .bool(x)
+    }
+
+    private func lookup(_ e: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        switch program.names[e.id] {
+        case .local(let i)?:
+            guard i < frame.count else { throw RulesError("Variable read before it was bound.") }
+            switch frame[i] {
+            case .value(let v): return v
+            case .error(let err): throw err
+            }
+        case .wildcard(let name)?:
+            guard let v = context.wildcards[name] else { throw .nullValue }  // a list's unknown document
+            return v
+        case .request?: return context.requestVariable()
+        case .resource?: return context.resourceVariable()
+        case .namespace(let ns)?: throw RulesError("\(ns.rawValue) is a namespace, not a value.")
+        case .unknown(let name)?:
+            // Not in scope where it is written (a compile warning): a run-time error, even
+            // when the request's match binds that name (emulator: functions.rules "global").
+            throw .undefinedProperty(name)
+        case nil: throw RulesError("Unresolved identifier.")
+        }
+    }
+
+    private func call(_ e: Expr, _ argExprs: [Expr], _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        var args: [RulesValue] = []
+        args.reserveCapacity(argExprs.count)
+        for a in argExprs { args.append(try eval(a, &frame)) }
+        switch program.calls[e.id] {
+        case .user(let index)?:
+            let fn = program.functions[index].declaration
+            guard args.count == fn.parameters.count else {
+                throw RulesError("Function \(fn.name) expects \(fn.parameters.count) arguments, received \(args.count).")
+            }
+            guard context.callDepth < Self.maxCallDepth else { throw RulesError("Maximum function call depth exceeded.") }
+            context.callDepth += 1
+            defer { context.callDepth -= 1 }
+            var inner: [Slot] = args.map { .value($0) }
+            inner.reserveCapacity(fn.parameters.count + fn.lets.count)
+            for l in fn.lets { inner.append(capture(l.value, &inner)) }
+            return try eval(fn.body, &inner)
+        case .builtin(let g)?:
+            return try callGlobal(g, args)
+        case .unknown(let name)?:
+            throw .functionNotFound(name)
+        case nil:
+            throw RulesError("Unresolved call.")
+        }
+    }
+
+    private func callGlobal(_ g: GlobalFunction, _ args: [RulesValue]) throws(RulesError) -> RulesValue {
+        guard args.count == 1 else { throw RulesError("Function \(g.rawValue) expects 1 argument, received \(args.count).") }
+        let x = args[0]
+        switch g {
+        case .debug:
+            context.debugOutput.append(DebugFormat.text(x))
+            return x
+        case .get, .getAfter:
+            guard let fields = try context.access(g.rawValue, x, after: g == .getAfter) else {
+                // The emulator's text for a missing document (§21.17: an error, not null).
+                throw RulesError("Service call error. Function: [\(g.rawValue)], Argument: [\(x)]: no such document.")
+            }
+            guard case .path(let p) = x, let docPath = p.documentPath(database: context.request.database) else { throw .nullValue }
+            return context.resourceObject(path: docPath, fields: fields)
+        case .exists, .existsAfter:
+            return .bool(try context.access(g.rawValue, x, after: g == .existsAfter) != nil)
+        case .string, .int, .float, .path:
+            return try Builtins.convert(g, x)
+        }
+    }
+
+    // MARK: Member access, indexing, slicing (§6.8)
+
+    static func member(_ v: RulesValue, _ name: String) throws(RulesError) -> RulesValue {
+        switch v {
+        case .map(let m):
+            guard let x = m[name] else { throw .undefinedProperty(name) }
+            return x
+        case .null: throw .nullValue
+        default:
+            throw RulesError("Unsupported operation error. Received: \(v.typeName).\(name). Expected: map.\(name).")
+        }
+    }
+
+    static func index(_ v: RulesValue, _ i: RulesValue) throws(RulesError) -> RulesValue {
+        switch (v, i) {
+        case let (.map(m), .string(k)):
+            guard let x = m[k] else { throw .undefinedProperty(k) }
+            return x
+        case let (.list(l), .int(n)):
+            guard n >= 0, n < l.count else { throw .indexOutOfBounds(n, size: l.count) }
+            return l[Int(n)]
+        case let (.string(s), .int(n)):
+            let units = Array(s.utf16)
+            guard n >= 0, n < units.count else { throw .indexOutOfBounds(n, size: units.count) }
+            return .string(String(decoding: units[Int(n)...Int(n)], as: UTF16.self))
+        case let (.path(p), .int(n)):
+            guard n >= 0, n < p.segments.count else { throw .indexOutOfBounds(n, size: p.segments.count) }
+            return .string(p.segments[Int(n)])
+        case let (.path(p), .string(k)):
+            // A templated path's binding by name.
+            guard let i = p.segments.firstIndex(of: "{\(k)}") else { throw .undefinedProperty(k) }
+            return .string(p.segments[i])
+        case (.null, _): throw .nullValue
+        default:
+            throw .unsupported("\(v.typeName)[\(i.typeName)]", expected: "map[string], list[int], string[int] or path[int]")
+        }
+    }
+
+    static func slice(_ v: RulesValue, _ a: RulesValue, _ b: RulesValue) throws(RulesError) -> RulesValue {
+        guard case .int(let i) = a, case .int(let j) = b else {
+            throw .unsupported("\(v.typeName)[\(a.typeName):\(b.typeName)]", expected: "\(v.typeName)[int:int]")
+        }
+        switch v {
+        case .list(let l):
+            // The emulator checks index j-1, so `[…][0:0]` is an error (Index: [-1]).
+            guard j >= 1 else { throw .indexOutOfBounds(j - 1, size: l.count) }
+            guard i >= 0, j >= i, j <= l.count else { throw .indexOutOfBounds(j > l.count ? j : i, size: l.count) }
+            return .list(Array(l[Int(i)..<Int(j)]))
+        case .string(let s):
+            let units = Array(s.utf16)
+            guard i >= 0, j >= i, j <= units.count else { throw .indexOutOfBounds(j > units.count ? j : i, size: units.count) }
+            return .string(String(decoding: units[Int(i)..<Int(j)], as: UTF16.self))
+        case .path(let p):
+            guard i >= 0, j >= i, j <= p.segments.count else { throw .indexOutOfBounds(j > p.segments.count ? j : i, size: p.segments.count) }
+            return .path(RulesPath(Array(p.segments[Int(i)..<Int(j)])))
+        case .null: throw .nullValue
+        default:
+            throw .unsupported("\(v.typeName)[int:int]", expected: "list[int:int], string[int:int] or path[int:int]")
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// A run-time evaluation error (rules-language.md §6.2): it poisons every operator except
+/// the absorbing cases of `&&`, `||` and the ternary, and an allow that ends in one denies.
+public struct RulesError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+
+    static let nullValue = RulesError("Null value error.")
+    static let divideByZero = RulesError("Divide by zero error.")
+    static let overflow = RulesError("Integer overflow error.")
+
+    static func undefinedProperty(_ name: String) -> RulesError {
+        RulesError("Property \(name) is undefined on object.")
+    }
+
+    static func functionNotFound(_ name: String) -> RulesError {
+        RulesError("Function not found error: Name: [\(name)].")
+    }
+
+    static func unsupported(_ received: String, expected: String) -> RulesError {
+        RulesError("Unsupported operation error. Received: \(received). Expected: \(expected).")
+    }
+
+    static func indexOutOfBounds(_ index: Int64, size: Int) -> RulesError {
+        RulesError("Index out of bound error. Index: [\(index)] , size: [\(size)].")
+    }
+}

@@ -1,0 +1,141 @@
+/// The syntax tree of a rules file. Every node keeps its source position; expressions also
+/// carry a dense `id` (0..<count) that coverage and identifier resolution index by.
+
+/// An expression node. Immutable, so a compiled program can be shared between threads.
+public final class Expr: Sendable {
+    public let id: Int
+    public let location: SourceLocation
+    /// Byte offset just past the expression's last token (for coverage spans).
+    public let endOffset: Int
+    public let kind: Kind
+
+    init(id: Int, location: SourceLocation, endOffset: Int, kind: Kind) {
+        self.id = id
+        self.location = location
+        self.endOffset = endOffset
+        self.kind = kind
+    }
+
+    public enum Kind: Sendable {
+        case null
+        case bool(Bool)
+        case int(Int64)
+        case float(Double)
+        case string(String)
+        case bytes([UInt8])
+        case list([Expr])
+        case map([(key: Expr, value: Expr)])
+        case identifier(String)
+        case member(Expr, String)
+        case index(Expr, Expr)
+        case slice(Expr, Expr, Expr)
+        /// `name(args)`: a user function or a global built-in.
+        case call(String, [Expr])
+        /// `receiver.name(args)`: a method, or a namespaced built-in when the receiver is
+        /// a namespace identifier (`math.abs(x)`).
+        case method(Expr, String, [Expr])
+        case unary(UnaryOp, Expr)
+        case binary(BinaryOp, Expr, Expr)
+        case and(Expr, Expr)
+        case or(Expr, Expr)
+        case ternary(Expr, Expr, Expr)
+        case isType(Expr, TypeName)
+        case path([PathPart])
+    }
+
+    public enum UnaryOp: String, Sendable { case not = "!", negate = "-" }
+
+    public enum BinaryOp: String, Sendable {
+        case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
+        case less = "<", lessEqual = "<=", greater = ">", greaterEqual = ">="
+        case equal = "==", notEqual = "!=", `in` = "in"
+    }
+
+    public enum PathPart: Sendable {
+        /// A literal segment (`(default)` keeps its parentheses).
+        case literal(String)
+        /// `$(expr)`: the value's text, or a path's segments spliced in.
+        case interpolation(Expr)
+        /// `{name}`: a placeholder filled by `path.bind()`.
+        case placeholder(String)
+    }
+}
+
+/// The type names accepted after `is`.
+public enum TypeName: String, Sendable, CaseIterable {
+    case bool, bytes, float, int, number, string, list, map, timestamp, duration, path, latlng, set
+    case mapDiff = "map_diff"
+    case constraint
+}
+
+/// The granular methods a request has, and the two convenience names that expand to them.
+public enum RulesMethod: String, Sendable, CaseIterable, Hashable {
+    case get, list, create, update, delete
+}
+
+public struct AllowStatement: Sendable {
+    /// The methods as written (`read`, `write` expanded in `methods`).
+    public let writtenMethods: [String]
+    public let methods: Set<RulesMethod>
+    /// nil for `allow read;` — always grants.
+    public let condition: Expr?
+    public let location: SourceLocation
+}
+
+public struct LetBinding: Sendable {
+    public let name: String
+    public let value: Expr
+    public let location: SourceLocation
+}
+
+public struct FunctionDeclaration: Sendable {
+    public let name: String
+    public let parameters: [String]
+    public let lets: [LetBinding]
+    public let body: Expr
+    public let location: SourceLocation
+}
+
+public enum MatchSegment: Sendable, Hashable {
+    case literal(String)
+    /// `{name}`: exactly one segment, bound as a string.
+    case single(String)
+    /// `{name=**}`: v2 zero or more segments, v1 one or more; bound as a path.
+    case recursive(String)
+
+    public var variable: String? {
+        switch self {
+        case .literal: nil
+        case .single(let n), .recursive(let n): n
+        }
+    }
+}
+
+public final class MatchBlock: Sendable {
+    public let segments: [MatchSegment]
+    public let location: SourceLocation
+    public let functions: [FunctionDeclaration]
+    public let allows: [AllowStatement]
+    public let children: [MatchBlock]
+
+    init(segments: [MatchSegment], location: SourceLocation, functions: [FunctionDeclaration],
+         allows: [AllowStatement], children: [MatchBlock]) {
+        self.segments = segments
+        self.location = location
+        self.functions = functions
+        self.allows = allows
+        self.children = children
+    }
+}
+
+public struct RulesFile: Sendable {
+    /// 1 or 2 (`rules_version` absent → 1).
+    public let version: Int
+    public let hasVersionDeclaration: Bool
+    /// Functions at file scope and at service scope (both are global to every match).
+    public let functions: [FunctionDeclaration]
+    public let matches: [MatchBlock]
+    public let serviceLocation: SourceLocation
+    /// Number of expression nodes; ids are 0..<expressionCount.
+    public let expressionCount: Int
+}

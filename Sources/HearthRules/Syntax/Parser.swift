@@ -1,0 +1,522 @@
+/// Recursive-descent parser for the whole rules language. Stops at the first syntax error
+/// (reported with what was expected); never traps on any input.
+struct Parser {
+    struct SyntaxError: Error {
+        let location: SourceLocation
+        let message: String
+    }
+
+    private var tokens: [Token]
+    private var position = 0
+    private var nextID = 0
+    private var version = 1
+    /// Guards recursion so adversarial nesting cannot overflow the stack.
+    private var depth = 0
+    private static let maxDepth = 200
+
+    init(tokens: [Token]) { self.tokens = tokens }
+
+    static func parse(_ source: String) -> (file: RulesFile?, errors: [(SourceLocation, String)]) {
+        let (tokens, lexErrors) = Lexer.tokenize(source)
+        if let first = lexErrors.first { return (nil, [first]) }
+        var parser = Parser(tokens: tokens)
+        do {
+            return (try parser.parseFile(), [])
+        } catch {
+            return (nil, [(error.location, error.message)])
+        }
+    }
+
+    // MARK: Token helpers
+
+    private var current: Token { tokens[position] }
+    private func peek(_ n: Int = 1) -> Token { tokens[min(position + n, tokens.count - 1)] }
+
+    private mutating func advance() -> Token {
+        let t = tokens[position]
+        if position < tokens.count - 1 { position += 1 }
+        return t
+    }
+
+    private func unexpected(_ expected: String) -> SyntaxError {
+        let t = current
+        if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected end of file; expected \(expected).") }
+        return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'; expected \(expected).")
+    }
+
+    private mutating func expectSymbol(_ s: String, _ what: String? = nil) throws(SyntaxError) -> Token {
+        guard current.isSymbol(s) else { throw unexpected(what ?? "'\(s)'") }
+        return advance()
+    }
+
+    private mutating func expectIdentifier(_ what: String) throws(SyntaxError) -> String {
+        guard case .identifier(let name) = current.kind else { throw unexpected(what) }
+        _ = advance()
+        return name
+    }
+
+    private mutating func acceptSymbol(_ s: String) -> Bool {
+        if current.isSymbol(s) { _ = advance(); return true }
+        return false
+    }
+
+    private func isPathSegmentToken(_ t: Token) -> Bool {
+        if case .symbol(let s) = t.kind, s.utf8.count > 1, s.utf8.first == UInt8(ascii: "/") { return true }
+        return false
+    }
+
+    private mutating func enter() throws(SyntaxError) {
+        depth += 1
+        if depth > Self.maxDepth { throw SyntaxError(location: current.location, message: "Expression nested too deeply.") }
+    }
+
+    // MARK: File structure
+
+    mutating func parseFile() throws(SyntaxError) -> RulesFile {
+        var functions: [FunctionDeclaration] = []
+        var hasVersion = false
+        if current.isIdentifier("rules_version") {
+            _ = advance()
+            _ = try expectSymbol("=")
+            let loc = current.location
+            guard case .string(let v) = current.kind else { throw unexpected("a version string ('1' or '2')") }
+            _ = advance()
+            guard v == "1" || v == "2" else {
+                throw SyntaxError(location: loc, message: "Unsupported rules_version '\(v)'; expected '1' or '2'.")
+            }
+            version = v == "2" ? 2 : 1
+            hasVersion = true
+            _ = acceptSymbol(";")
+        }
+        while current.isIdentifier("function") { functions.append(try parseFunction()) }
+        if current.isIdentifier("rules_version") {
+            throw SyntaxError(location: current.location, message: "rules_version must be the first declaration in the file.")
+        }
+        guard current.isIdentifier("service") else {
+            throw unexpected("'function', 'service' or 'rules_version'")
+        }
+        let serviceLocation = advance().location
+        let first = try expectIdentifier("a service name (cloud.firestore)")
+        var name = first
+        while acceptSymbol(".") { name += "." + (try expectIdentifier("a service name (cloud.firestore)")) }
+        guard name == "cloud.firestore" else {
+            throw SyntaxError(location: serviceLocation, message: "Unsupported service '\(name)'; expected 'cloud.firestore'.")
+        }
+        let bodyLocation = try expectSymbol("{").location
+        var matches: [MatchBlock] = []
+        var serviceFunctionCount = 0
+        while !current.isSymbol("}") {
+            if current.isIdentifier("function") {
+                functions.append(try parseFunction())
+                serviceFunctionCount += 1
+            }
+            else if current.isIdentifier("match") { matches.append(try parseMatch()) }
+            else if isPathSegmentToken(current) || current.isSymbol("/") {
+                throw SyntaxError(location: current.location, message: "Missing 'match' keyword before path.")
+            } else { throw unexpected("'function', 'match' or '}'") }
+        }
+        if matches.isEmpty && serviceFunctionCount == 0 {
+            throw SyntaxError(location: bodyLocation, message: "The 'service' body must contain at least one declaration.")
+        }
+        _ = advance()
+        while current.isIdentifier("function") { functions.append(try parseFunction()) }
+        guard current.kind == .eof else { throw unexpected("end of file") }
+        return RulesFile(version: version, hasVersionDeclaration: hasVersion, functions: functions, matches: matches,
+                         serviceLocation: serviceLocation, expressionCount: nextID)
+    }
+
+    private mutating func parseMatch() throws(SyntaxError) -> MatchBlock {
+        try enter()
+        defer { depth -= 1 }
+        let location = advance().location
+        var segments: [MatchSegment] = []
+        while true {
+            let t = current
+            if isPathSegmentToken(t), case .symbol(let s) = t.kind {
+                // `(default)` keeps its parentheses: the database id is literally "(default)".
+                segments.append(.literal(String(s.dropFirst())))
+                _ = advance()
+            } else if t.isSymbol("/"), peek().isSymbol("{") {
+                _ = advance()
+                _ = advance()
+                let name = try expectIdentifier("a wildcard name")
+                if acceptSymbol("=") {
+                    _ = try expectSymbol("**", "'**'")
+                    segments.append(.recursive(name))
+                } else {
+                    segments.append(.single(name))
+                }
+                _ = try expectSymbol("}")
+            } else {
+                break
+            }
+        }
+        if segments.isEmpty { throw unexpected("a path starting with '/'") }
+        _ = try expectSymbol("{")
+        var functions: [FunctionDeclaration] = []
+        var allows: [AllowStatement] = []
+        var children: [MatchBlock] = []
+        while !current.isSymbol("}") {
+            if current.isIdentifier("function") { functions.append(try parseFunction()) }
+            else if current.isIdentifier("match") { children.append(try parseMatch()) }
+            else if current.isIdentifier("allow") { allows.append(try parseAllow()) }
+            else if isPathSegmentToken(current) || current.isSymbol("/") {
+                throw SyntaxError(location: current.location, message: "Missing 'match' keyword before path.")
+            } else { throw unexpected("'allow', 'match', 'function' or '}'") }
+        }
+        _ = advance()
+        return MatchBlock(segments: segments, location: location, functions: functions, allows: allows, children: children)
+    }
+
+    private mutating func parseAllow() throws(SyntaxError) -> AllowStatement {
+        let location = advance().location
+        var written: [String] = []
+        var methods = Set<RulesMethod>()
+        repeat {
+            let name = try expectIdentifier("a method (read, write, get, list, create, update, delete)")
+            switch name {
+            case "read": methods.formUnion([.get, .list])
+            case "write": methods.formUnion([.create, .update, .delete])
+            default:
+                // An unknown method is only a warning in production (the checker reports it).
+                if let m = RulesMethod(rawValue: name) { methods.insert(m) }
+            }
+            written.append(name)
+        } while acceptSymbol(",")
+        var condition: Expr?
+        if acceptSymbol(":") {
+            guard current.isIdentifier("if") else {
+                throw SyntaxError(location: current.location, message: "Missing 'if' before conditional expression.")
+            }
+            _ = advance()
+            condition = try parseExpression()
+        }
+        _ = acceptSymbol(";")
+        return AllowStatement(writtenMethods: written, methods: methods, condition: condition, location: location)
+    }
+
+    private mutating func parseFunction() throws(SyntaxError) -> FunctionDeclaration {
+        let location = advance().location
+        let name = try expectIdentifier("a function name")
+        _ = try expectSymbol("(")
+        var params: [String] = []
+        if !current.isSymbol(")") {
+            repeat { params.append(try expectIdentifier("a parameter name")) } while acceptSymbol(",")
+        }
+        _ = try expectSymbol(")", "',' or ')'")
+        _ = try expectSymbol("{")
+        var lets: [LetBinding] = []
+        while current.isIdentifier("let") {
+            let letLoc = advance().location
+            let n = try expectIdentifier("a variable name")
+            _ = try expectSymbol("=")
+            let value = try parseExpression()
+            _ = try expectSymbol(";", "';' after the let binding")
+            lets.append(LetBinding(name: n, value: value, location: letLoc))
+        }
+        guard current.isIdentifier("return") else { throw unexpected("'let' or 'return'") }
+        _ = advance()
+        let body = try parseExpression()
+        _ = acceptSymbol(";")
+        _ = try expectSymbol("}")
+        return FunctionDeclaration(name: name, parameters: params, lets: lets, body: body, location: location)
+    }
+
+    // MARK: Expressions (precedence per rules-language.md §21.1)
+
+    private mutating func make(_ kind: Expr.Kind, _ location: SourceLocation) -> Expr {
+        defer { nextID += 1 }
+        let end = position > 0 ? tokens[position - 1].end : 0
+        return Expr(id: nextID, location: location, endOffset: end, kind: kind)
+    }
+
+    mutating func parseExpression() throws(SyntaxError) -> Expr {
+        try enter()
+        defer { depth -= 1 }
+        let condition = try parseOr()
+        guard current.isSymbol("?") else { return condition }
+        _ = advance()
+        let a = try parseExpression()
+        _ = try expectSymbol(":", "':' of the conditional expression")
+        let b = try parseExpression()
+        return make(.ternary(condition, a, b), condition.location)
+    }
+
+    private mutating func parseOr() throws(SyntaxError) -> Expr {
+        var left = try parseAnd()
+        while current.isSymbol("||") {
+            _ = advance()
+            let right = try parseAnd()
+            left = make(.or(left, right), left.location)
+        }
+        return left
+    }
+
+    private mutating func parseAnd() throws(SyntaxError) -> Expr {
+        var left = try parseIn()
+        while current.isSymbol("&&") {
+            _ = advance()
+            let right = try parseIn()
+            left = make(.and(left, right), left.location)
+        }
+        return left
+    }
+
+    private mutating func parseIn() throws(SyntaxError) -> Expr {
+        var left = try parseIs()
+        while current.isIdentifier("in") {
+            _ = advance()
+            let right = try parseIs()
+            left = make(.binary(.in, left, right), left.location)
+        }
+        return left
+    }
+
+    private mutating func parseIs() throws(SyntaxError) -> Expr {
+        var left = try parseEquality()
+        while current.isIdentifier("is") {
+            _ = advance()
+            let loc = current.location
+            let name = try expectIdentifier("a type name")
+            guard let type = TypeName(rawValue: name) else {
+                throw SyntaxError(location: loc, message: "Unknown type '\(name)'; expected one of \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            left = make(.isType(left, type), left.location)
+        }
+        return left
+    }
+
+    private mutating func parseEquality() throws(SyntaxError) -> Expr {
+        var left = try parseRelational()
+        while true {
+            let op: Expr.BinaryOp
+            if current.isSymbol("==") { op = .equal } else if current.isSymbol("!=") { op = .notEqual } else { return left }
+            _ = advance()
+            let right = try parseRelational()
+            left = make(.binary(op, left, right), left.location)
+        }
+    }
+
+    private mutating func parseRelational() throws(SyntaxError) -> Expr {
+        var left = try parseAdditive()
+        while true {
+            let op: Expr.BinaryOp
+            if current.isSymbol("<") { op = .less } else if current.isSymbol("<=") { op = .lessEqual }
+            else if current.isSymbol(">") { op = .greater } else if current.isSymbol(">=") { op = .greaterEqual }
+            else { return left }
+            _ = advance()
+            let right = try parseAdditive()
+            left = make(.binary(op, left, right), left.location)
+        }
+    }
+
+    private mutating func parseAdditive() throws(SyntaxError) -> Expr {
+        var left = try parseMultiplicative()
+        while true {
+            let op: Expr.BinaryOp
+            if current.isSymbol("+") { op = .add } else if current.isSymbol("-") { op = .subtract } else { break }
+            _ = advance()
+            let right = try parseMultiplicative()
+            left = make(.binary(op, left, right), left.location)
+        }
+        if current.isSymbol("++") || current.isSymbol("--") {
+            throw SyntaxError(location: current.location, message: "Increment (++) and decrement (--) operators are not supported.")
+        }
+        return left
+    }
+
+    private mutating func parseMultiplicative() throws(SyntaxError) -> Expr {
+        var left = try parseUnary()
+        while true {
+            let op: Expr.BinaryOp
+            if current.isSymbol("*") { op = .multiply } else if current.isSymbol("/") { op = .divide }
+            else if current.isSymbol("%") { op = .remainder } else { break }
+            _ = advance()
+            let right = try parseUnary()
+            left = make(.binary(op, left, right), left.location)
+        }
+        // `a /b`: production lexes `/b` as a path, so a division needs a space after '/'.
+        if isPathSegmentToken(current) {
+            throw SyntaxError(location: current.location,
+                              message: "Missing 'match' keyword before path. Unexpected '\(current.text)' (write '/ ' for division).")
+        }
+        return left
+    }
+
+    private mutating func parseUnary() throws(SyntaxError) -> Expr {
+        try enter()
+        defer { depth -= 1 }
+        let loc = current.location
+        if current.isSymbol("++") || current.isSymbol("--") {
+            throw SyntaxError(location: loc, message: "Increment (++) and decrement (--) operators are not supported.")
+        }
+        if acceptSymbol("!") {
+            let operand = try parseUnary()
+            return make(.unary(.not, operand), loc)
+        }
+        if acceptSymbol("-") {
+            // Production rejects a negation of a negation written without parentheses.
+            if current.isSymbol("-") { throw unexpected("an operand after '-'") }
+            // Fold `-literal` so Int64.min is expressible.
+            if case .int(let v) = current.kind, !isPostfixFollowing(1) {
+                _ = advance()
+                return make(.int(v == .min ? .min : -v), loc)
+            }
+            let operand = try parseUnary()
+            return make(.unary(.negate, operand), loc)
+        }
+        return try parsePostfix()
+    }
+
+    /// True when the token `n` ahead is followed by a postfix operator (`-1.x` stays unary).
+    private func isPostfixFollowing(_ n: Int) -> Bool {
+        let t = peek(n)
+        return t.isSymbol(".") || t.isSymbol("[")
+    }
+
+    private mutating func parseArguments() throws(SyntaxError) -> [Expr] {
+        var args: [Expr] = []
+        if !current.isSymbol(")") {
+            repeat { args.append(try parseExpression()) } while acceptSymbol(",")
+        }
+        _ = try expectSymbol(")", "',' or ')'")
+        return args
+    }
+
+    private mutating func parsePostfix() throws(SyntaxError) -> Expr {
+        var expr = try parsePrimary()
+        while true {
+            if acceptSymbol(".") {
+                let name = try expectIdentifier("a field or method name")
+                if acceptSymbol("(") {
+                    let args = try parseArguments()
+                    expr = make(.method(expr, name, args), expr.location)
+                } else {
+                    expr = make(.member(expr, name), expr.location)
+                }
+            } else if acceptSymbol("[") {
+                let index = try parseExpression()
+                if acceptSymbol(":") {
+                    let end = try parseExpression()
+                    _ = try expectSymbol("]")
+                    expr = make(.slice(expr, index, end), expr.location)
+                } else {
+                    _ = try expectSymbol("]", "']' or ':'")
+                    expr = make(.index(expr, index), expr.location)
+                }
+            } else {
+                return expr
+            }
+        }
+    }
+
+    private static let reserved: Set<String> = ["in", "is", "if", "let", "return", "function", "match", "allow", "service", "rules_version"]
+
+    private mutating func parsePrimary() throws(SyntaxError) -> Expr {
+        let t = current
+        let loc = t.location
+        switch t.kind {
+        case .int(let v):
+            if v == .min { throw SyntaxError(location: loc, message: "Integer literal out of range: 9223372036854775808.") }
+            _ = advance()
+            return make(.int(v), loc)
+        case .float(let d):
+            _ = advance()
+            return make(.float(d), loc)
+        case .string(let s):
+            _ = advance()
+            return make(.string(s), loc)
+        case .bytes(let b):
+            _ = advance()
+            return make(.bytes(b), loc)
+        case .identifier(let name):
+            switch name {
+            case "true": _ = advance(); return make(.bool(true), loc)
+            case "false": _ = advance(); return make(.bool(false), loc)
+            case "null": _ = advance(); return make(.null, loc)
+            default: break
+            }
+            if Self.reserved.contains(name) { throw unexpected("an expression") }
+            _ = advance()
+            if acceptSymbol("(") {
+                let args = try parseArguments()
+                return make(.call(name, args), loc)
+            }
+            return make(.identifier(name), loc)
+        case .symbol(let s):
+            if s == "(" {
+                _ = advance()
+                let inner = try parseExpression()
+                _ = try expectSymbol(")")
+                return inner
+            }
+            if s == "[" {
+                _ = advance()
+                var items: [Expr] = []
+                if !current.isSymbol("]") {
+                    repeat {
+                        if current.isSymbol("]") { break }  // trailing comma
+                        items.append(try parseExpression())
+                    } while acceptSymbol(",")
+                }
+                _ = try expectSymbol("]", "',' or ']'")
+                return make(.list(items), loc)
+            }
+            if s == "{" {
+                _ = advance()
+                var entries: [(key: Expr, value: Expr)] = []
+                if !current.isSymbol("}") {
+                    repeat {
+                        if current.isSymbol("}") { break }
+                        let key = try parseExpression()
+                        _ = try expectSymbol(":", "':' after the map key")
+                        let value = try parseExpression()
+                        entries.append((key, value))
+                    } while acceptSymbol(",")
+                }
+                _ = try expectSymbol("}", "',' or '}'")
+                return make(.map(entries), loc)
+            }
+            if isPathSegmentToken(t) || (s == "/" && (peek().isSymbol("$(") || peek().isSymbol("{"))) {
+                return try parsePathLiteral()
+            }
+            if s == "++" || s == "--" {
+                throw SyntaxError(location: loc, message: "Increment (++) and decrement (--) operators are not supported.")
+            }
+            throw unexpected("an expression")
+        case .eof:
+            throw unexpected("an expression")
+        }
+    }
+
+    /// `/a/(default)/$(expr)/{name}` — segments must touch: whitespace ends the literal.
+    private mutating func parsePathLiteral() throws(SyntaxError) -> Expr {
+        let loc = current.location
+        var parts: [Expr.PathPart] = []
+        var first = true
+        while true {
+            let t = current
+            if !first && t.spaceBefore { break }
+            if isPathSegmentToken(t), case .symbol(let s) = t.kind {
+                parts.append(.literal(String(s.dropFirst())))
+                _ = advance()
+            } else if t.isSymbol("/"), peek().isSymbol("$("), !peek().spaceBefore {
+                _ = advance()
+                _ = advance()
+                let inner = try parseExpression()
+                _ = try expectSymbol(")", "')' closing '$('")
+                parts.append(.interpolation(inner))
+            } else if t.isSymbol("/"), peek().isSymbol("{"), !peek().spaceBefore {
+                _ = advance()
+                _ = advance()
+                let name = try expectIdentifier("a placeholder name")
+                _ = try expectSymbol("}")
+                parts.append(.placeholder(name))
+            } else {
+                break
+            }
+            first = false
+        }
+        return make(.path(parts), loc)
+    }
+}

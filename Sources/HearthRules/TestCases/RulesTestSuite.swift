@@ -1,0 +1,152 @@
+import Foundation
+import HearthCore
+
+/// A rules test-case file (DESIGN.md, "Rules test cases"): a rules file, seed data and
+/// cases, each run from the seeded state and compared with its expected verdict.
+public struct RulesTestSuite {
+    public struct Case {
+        public var name: String
+        public var auth: RulesAuth?
+        public var method: RulesMethod
+        public var path: ResourcePath
+        public var data: MapValue?
+        public var query: StructuredQuery?
+        public var expectAllow: Bool
+        public var time: Timestamp?
+        public var database: String
+    }
+
+    public struct Result {
+        public var testCase: Case
+        public var decision: RulesDecision
+        public var passed: Bool { decision.allowed == testCase.expectAllow }
+
+        /// `PASS name` or `FAIL name: expected deny, got allow (…deciding allow…)`.
+        public var line: String {
+            if passed { return "PASS \(testCase.name)" }
+            let expected = testCase.expectAllow ? "allow" : "deny"
+            let actual = decision.allowed ? "allow" : "deny"
+            return "FAIL \(testCase.name): expected \(expected), got \(actual) (\(decision.explanation))"
+        }
+    }
+
+    public struct LoadError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    public var rulesPath: String
+    public var program: RulesProgram
+    public var seed: [ResourcePath: MapValue]
+    public var cases: [Case]
+    public var projectID: String
+
+    /// Loads a case file; `rules` and a string `data` are relative to the file's folder.
+    public static func load(path: String) throws -> RulesTestSuite {
+        let url = URL(fileURLWithPath: path)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let json = try JSONValue.parse(text)
+        let folder = url.deletingLastPathComponent()
+        guard let rulesName = json["rules"]?.stringValue else { throw LoadError(message: "\(path): missing \"rules\"") }
+        let rulesURL = URL(fileURLWithPath: rulesName, relativeTo: folder)
+        let source = try String(contentsOf: rulesURL, encoding: .utf8)
+        let program = try RulesProgram.compile(source: source, file: rulesURL.relativePath)
+        let project = json["project"]?.stringValue ?? "demo-hearth"
+        var seed: [ResourcePath: MapValue] = [:]
+        switch json["data"] {
+        case .string(let dataPath)?:
+            let dataText = try String(contentsOf: URL(fileURLWithPath: dataPath, relativeTo: folder), encoding: .utf8)
+            seed = try HearthJSON.documents(try JSONValue.parse(dataText), project: project)
+        case let inline?: seed = try HearthJSON.documents(inline, project: project)
+        case nil: break
+        }
+        guard case .array(let items)? = json["cases"] else { throw LoadError(message: "\(path): missing \"cases\"") }
+        var cases: [Case] = []
+        for (i, item) in items.enumerated() {
+            do {
+                cases.append(try parseCase(item, project: project))
+            } catch {
+                throw LoadError(message: "\(path): case \(i + 1): \(error)")
+            }
+        }
+        return RulesTestSuite(rulesPath: rulesURL.relativePath, program: program, seed: seed, cases: cases, projectID: project)
+    }
+
+    static func parseCase(_ json: JSONValue, project: String) throws -> Case {
+        let name = json["name"]?.stringValue ?? "(unnamed)"
+        let database = json["database"]?.stringValue ?? "(default)"
+        var auth: RulesAuth?
+        if let a = json["auth"], a != .null {
+            guard let uid = a["uid"]?.stringValue else { throw LoadError(message: "auth needs a uid") }
+            let claims = try a["token"].map { j throws in try HearthJSON.map(j, database: database, project: project) } ?? MapValue()
+            auth = RulesAuth.mockUser(uid: uid, projectID: project, claims: claims)
+        }
+        guard let methodName = json["method"]?.stringValue, let method = RulesMethod(rawValue: methodName) else {
+            throw LoadError(message: "\"method\" must be get, list, create, update or delete")
+        }
+        guard let pathText = json["path"]?.stringValue else { throw LoadError(message: "missing \"path\"") }
+        let path = try ResourcePath.parse(pathText)
+        guard let expect = json["expect"]?.stringValue, expect == "allow" || expect == "deny" else {
+            throw LoadError(message: "\"expect\" must be \"allow\" or \"deny\"")
+        }
+        let data = try json["data"].map { j throws in try HearthJSON.map(j, database: database, project: project) }
+        var time: Timestamp?
+        if let t = json["time"]?.stringValue {
+            guard let parsed = Timestamp(rfc3339: t) else { throw LoadError(message: "invalid time \(t)") }
+            time = parsed
+        }
+        var query: StructuredQuery?
+        if method == .list {
+            guard path.isCollection else { throw LoadError(message: "a list path must be a collection") }
+            let group = json["collectionGroup"] == .bool(true)
+            var q = StructuredQuery(parent: group ? .root : path.parent, collectionID: path.lastSegment, allDescendants: group)
+            if let spec = json["query"] {
+                var filters: [QueryFilter] = []
+                if case .array(let clauses)? = spec["where"] {
+                    for clause in clauses {
+                        guard case .array(let parts) = clause, parts.count == 3, let field = parts[0].stringValue,
+                              let op = parts[1].stringValue else { throw LoadError(message: "a where clause is [field, op, value]") }
+                        let value = try HearthJSON.value(parts[2], database: database, project: project)
+                        let fieldPath = try FieldPath.parseDotted(field)
+                        let ops: [String: FieldOperator] = ["==": .equal, "!=": .notEqual, "<": .lessThan, "<=": .lessThanOrEqual,
+                                                            ">": .greaterThan, ">=": .greaterThanOrEqual, "array-contains": .arrayContains,
+                                                            "in": .in, "not-in": .notIn, "array-contains-any": .arrayContainsAny]
+                        guard let fop = ops[op] else { throw LoadError(message: "unknown operator \(op)") }
+                        filters.append(.field(fieldPath, fop, value))
+                    }
+                }
+                if !filters.isEmpty { q.filter = filters.count == 1 ? filters[0] : .composite(.and, filters) }
+                if case .array(let orders)? = spec["orderBy"] {
+                    for o in orders {
+                        guard case .array(let parts) = o, let f = parts.first?.stringValue else { throw LoadError(message: "orderBy is [[field, dir]]") }
+                        q.orderBy.append(Ordering(try FieldPath.parseDotted(f), descending: parts.count > 1 && parts[1].stringValue == "desc"))
+                    }
+                }
+                if case .number(let n)? = spec["limit"] { q.limit = Int(n) }
+            }
+            query = q
+        }
+        return Case(name: name, auth: auth, method: method, path: path, data: data, query: query,
+                    expectAllow: expect == "allow", time: time, database: database)
+    }
+
+    /// Runs every case; each starts from the seeded state.
+    public func run(coverage: RulesCoverage? = nil, now: Timestamp = Timestamp(date: Date())) -> [Result] {
+        cases.map { c in
+            let store = RulesDocumentStore(seed, database: c.database)
+            var newData: MapValue?
+            switch c.method {
+            case .create: newData = c.data ?? MapValue()
+            case .update:
+                // Top-level field mask: written fields replace stored ones, others are kept.
+                var merged = store.document(at: c.path, database: c.database)?.fields ?? MapValue()
+                for (k, v) in c.data ?? MapValue() { merged[k] = v }
+                newData = merged
+            default: break
+            }
+            let request = RulesRequest(method: c.method, path: c.path, database: c.database, auth: c.auth,
+                                       time: c.time ?? now, newData: newData, query: c.query)
+            return Result(testCase: c, decision: program.evaluate(request, data: store, coverage: coverage))
+        }
+    }
+}

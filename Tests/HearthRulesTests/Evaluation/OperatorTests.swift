@@ -1,0 +1,111 @@
+import Testing
+@testable import HearthRules
+
+/// Operators and their error semantics (rules-language.md §6, §21.1, §21.7, §21.8).
+@Suite struct OperatorTests {
+    @Test func arithmetic() {
+        #expect(holds("1 + 2 == 3 && 7 - 10 == -3 && 3 * 4 == 12"))
+        #expect(holds("10 / 4 == 2 && -7 / 2 == -3 && 10 % 3 == 1 && -7 % 2 == -1"))
+        #expect(holds("10 / 4.0 == 2.5 && 5.5 % 2 == 1.5"))
+        #expect(holds("'a' + 'b' == 'ab'"))
+        #expect(errors("1 / 0 == 0"))
+        #expect(errors("1 % 0 == 0"))
+        #expect(errors("9223372036854775807 + 1 > 0"))
+        #expect(errors("9223372036854775807 * 2 > 0"))
+        #expect(holds("-9223372036854775807 - 1 < 0"))
+        #expect(holds("1.0 / 0 > 1000000.0"))            // +Inf, not an error (§21.7)
+        #expect(holds("math.isNaN(0.0 / 0.0)"))
+        #expect(!holds("(0.0 / 0.0) == (0.0 / 0.0)"))
+        #expect(errors("'a' + 1 == 'a1'"))
+        #expect(errors("[1] + [2] == [1, 2]"))
+        #expect(errors("1 + null == 1"))
+        #expect(errors("b'a' + b'b' == b'ab'"))
+        #expect(errors("-'a' == 'a'"))
+        // Division and remainder follow Java: no overflow error (observed on the emulator).
+        #expect(holds("(-9223372036854775807 - 1) / -1 == -9223372036854775807 - 1"))
+        #expect(holds("(-9223372036854775807 - 1) % -1 == 0"))
+        #expect(holds("5 % -3 == 2 && -5.5 % 2 == -1.5"))
+    }
+
+    @Test func equalityIsNumericAtTopLevelButStrictInContainers() {
+        #expect(holds("1 == 1.0"))
+        #expect(!holds("[1] == [1.0]"))
+        #expect(!holds("{'a': 1} == {'a': 1.0}"))
+        #expect(holds("{'a': 1, 'b': 2} == {'b': 2, 'a': 1}"))
+        #expect(holds("[1].toSet() == [1.0].toSet()"))
+        #expect(!holds("1.0 in [1, 2]"))
+        #expect(holds("1.0 in [1, 2].toSet()"))
+        #expect(!holds("1 in [1.0]"))
+        #expect(holds("null == null && 'name' != null && 1 != 'a'"))
+        #expect(holds("9007199254740993 != 9007199254740992.0"))
+    }
+
+    @Test func comparisons() {
+        #expect(holds("'B' < 'a' && '' < 'a' && 'abc' < 'abd'"))
+        #expect(holds("'😀' < '\\uffff' && 'z' < 'é'"))        // UTF-16 code-unit order, as Java
+        #expect(!holds("'e\\u0301' == 'é'"))                     // no canonical equivalence
+        #expect(holds("1 < 2.5 && 2.5 > 2 && 1 >= 1.0"))
+        #expect(holds("b'abc' < b'abd'"))
+        #expect(holds("timestamp.date(2024, 1, 2) > timestamp.date(2024, 1, 1)"))
+        #expect(holds("duration.value(1, 's') < duration.value(2, 's')"))
+        #expect(errors("1 < 'a'"))
+        #expect(errors("null <= 1"))
+        #expect(errors("true < false"))
+        #expect(errors("1 < 2 < 3"))
+    }
+
+    /// §6.2: errors propagate except where && / || / ?: absorb them.
+    @Test func errorAbsorption() throws {
+        #expect(holds("(1 / 0 == 1) || true"))
+        #expect(try outcome("(1 / 0 == 1) && false") == .notGranted)
+        #expect(errors("(1 / 0 == 1) || false"))
+        #expect(errors("(1 / 0 == 1) && true"))
+        #expect(holds("((1 / 0 == 1) && false) || true"))
+        #expect(errors("!(1 / 0 == 1)"))
+        #expect(errors("1 && true"))
+        #expect(errors("true && 1"))
+        #expect(try outcome("false && 1") == .notGranted)
+        #expect(holds("true || 1"))
+        #expect(holds("1 || true"))
+        #expect(errors("!1"))
+        #expect(errors("1 ? true : true"))
+        #expect(errors("(1 / 0 == 1) ? true : true"))
+        #expect(holds("false ? 1 / 0 == 1 : true"))     // only the chosen branch runs
+        #expect(errors("true ? 1 / 0 == 1 : true"))
+    }
+
+    @Test func membership() {
+        #expect(holds("'a' in ['a', 'b'] && !('c' in ['a', 'b'])"))
+        #expect(holds("'a' in {'a': 1} && !('toString' in {'a': 1})"))
+        #expect(holds("'a' in ['a', 'b'].toSet()"))
+        #expect(errors("'a' in 'abc'"))
+        #expect(errors("'a' in null"))
+    }
+
+    @Test func typeTests() {
+        #expect(holds("1 is int && 1.0 is float && !(1 is float) && !(1.0 is int)"))
+        #expect(holds("1 is number && 1.5 is number && 'a' is string && true is bool"))
+        #expect(holds("[1] is list && {'a': 1} is map && b'a' is bytes && path('a/b') is path"))
+        #expect(holds("request.time is timestamp && duration.value(1, 's') is duration && latlng.value(1, 2) is latlng"))
+        #expect(holds("{'a': 1}.diff({}) is map_diff"))
+        #expect(!holds("[1].toSet() is set"))         // §21.10
+        #expect(!holds("[1].toSet() is list"))
+        #expect(!holds("null is string"))
+        #expect(errors("{'a': 1}.b is string"))        // the operand is evaluated first
+    }
+
+    @Test func indexingAndSlicing() {
+        #expect(holds("[1, 2, 3][1] == 2 && [1, 2, 3][1:3] == [2, 3] && [1, 2, 3][1:1] == []"))
+        #expect(errors("[1, 2, 3][3] == 3"))
+        #expect(errors("[1, 2, 3][-1] == 3"))
+        #expect(errors("[1, 2, 3][2:9] == [3]"))
+        #expect(errors("[1, 2, 3][0:0] == []"))          // the emulator checks index j-1
+        #expect(holds("'abcdef'[1:3] == 'bc' && 'abc'[1:1] == '' && 'abc'[0] == 'a'"))
+        #expect(errors("'abc'[3] == 'c'"))
+        #expect(holds("{'a': 1}.a == 1 && {'a': 1}['a'] == 1 && {'a': {'b': {'c': 3}}}.a.b.c == 3"))
+        #expect(errors("{'a': 1}.b == 1"))
+        #expect(errors("{'a': 1}['b'] == null"))
+        #expect(errors("null.a == 1"))
+        #expect(errors("b'abc'[0] == 1"))
+    }
+}
