@@ -201,6 +201,7 @@ while let arg = args.popFirst() {
     case "--seed": seed = UInt64(args.popFirst() ?? "") ?? 42
     case "--json": json = true
     case "--rules": RulesBenchmark.printResults(); exit(0)
+    case "--rest": RESTBenchmark.printResults(); exit(0)
     case "-h", "--help":
         print("usage: hearth-bench [--n N] [--seed S] [--json]   (default: N = 10000 and 100000, seed 42)")
         exit(0)

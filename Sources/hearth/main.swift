@@ -1,12 +1,12 @@
-// hearth: the command-line front end. `rules check|test` run the rules engine offline;
-// `serve` (the emulator process) arrives with its own issue.
+// hearth: the command-line front end. `serve` runs the emulator process; `rules check|test`
+// run the rules engine offline.
 import Foundation
 
 let usage = """
     usage: hearth <command> [options]
 
     commands:
-      serve                                   run the emulator (REST + gRPC on one port)  [not yet available]
+      serve [--port N] [--seed FILE] …         run the emulator (REST on one port; `hearth serve --help`)
       rules check FILE…                       compile rules; print FILE:LINE:COL diagnostics
       rules test CASES.json… [--coverage FILE.json|FILE.html]
                                               run rules test cases (see DESIGN.md)
@@ -20,6 +20,8 @@ let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case nil, "help", "-h", "--help":
     print(usage)
+case "serve":
+    exit(ServeCommand.run(Array(args.dropFirst())))
 case "rules":
     switch args.dropFirst().first {
     case "check": exit(RulesCommand.check(Array(args.dropFirst(2))))

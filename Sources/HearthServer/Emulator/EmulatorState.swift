@@ -1,0 +1,126 @@
+import Foundation
+import HearthCore
+import Synchronization
+
+/// Everything the emulator process keeps besides the documents themselves: the databases
+/// (created on first use with the configured indexes), the clock, the transactions begun
+/// over REST (so queries in a read-only transaction read at its time) and named snapshots.
+public final class EmulatorState: Sendable {
+    public let clock: EmulatorClock
+    public let registry: DatabaseRegistry
+    private let indexSetup: Mutex<IndexSetup>
+    private let transactions = Mutex<[TransactionKey: Timestamp?]>([:])
+    private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
+    private let snapshotCounter = Atomic<Int>(0)
+
+    private struct IndexSetup {
+        var configuration: IndexConfiguration?
+        var mode: IndexMode?
+        var perProject: [String: IndexConfiguration] = [:]
+        var configured: Set<DatabaseID> = []
+    }
+
+    struct TransactionKey: Hashable {
+        let database: DatabaseID
+        let bytes: Data
+    }
+
+    /// - Parameters:
+    ///   - indexes: declared composite indexes for every database (`--indexes`).
+    ///   - indexMode: how missing indexes are reported (`--index-mode`); the core default
+    ///     when nil (`enforce` with declared indexes, else `warn`).
+    public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
+        clock = EmulatorClock()
+        registry = DatabaseRegistry(clock: clock)
+        indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
+    }
+
+    /// Declares indexes for one project's databases (e.g. a documented app's seed).
+    public func setIndexes(_ configuration: IndexConfiguration, forProject project: String) {
+        indexSetup.withLock { $0.perProject[project] = configuration }
+    }
+
+    /// The database for `id`, created and configured on first use.
+    public func database(_ id: DatabaseID) -> Database {
+        let db = registry.database(id)
+        let setup: (IndexConfiguration?, IndexMode?)? = indexSetup.withLock { s in
+            guard s.configured.insert(id).inserted else { return nil }
+            return (s.perProject[id.project] ?? s.configuration, s.mode)
+        }
+        if let (configuration, mode) = setup, configuration != nil || mode != nil {
+            let config = configuration ?? IndexConfiguration()
+            db.configureIndexes(config, mode: mode ?? (configuration == nil ? .warn : .enforce))
+        }
+        return db
+    }
+
+    // MARK: Transactions
+
+    func beganTransaction(_ id: TransactionID, database: DatabaseID, readTime: Timestamp?) {
+        transactions.withLock { $0[TransactionKey(database: database, bytes: id.bytes)] = .some(readTime) }
+    }
+
+    /// The read time of a read-only transaction (nil: read the current state). Throws for
+    /// an unknown or finished transaction.
+    func transactionReadTime(_ id: TransactionID, database: DatabaseID) throws(FirestoreError) -> Timestamp? {
+        let entry = transactions.withLock { $0[TransactionKey(database: database, bytes: id.bytes)] }
+        guard let entry else {
+            throw FirestoreError(.invalidArgument, "The referenced transaction has expired or is no longer valid.")
+        }
+        return entry
+    }
+
+    func endedTransaction(_ id: TransactionID, database: DatabaseID) {
+        _ = transactions.withLock { $0.removeValue(forKey: TransactionKey(database: database, bytes: id.bytes)) }
+    }
+
+    // MARK: Snapshots
+
+    /// Captures a database; returns the snapshot's id.
+    public func takeSnapshot(_ id: DatabaseID) -> String {
+        let snapshot = database(id).snapshot()
+        let n = snapshotCounter.add(1, ordering: .relaxed).newValue
+        let name = "snapshot-\(n)"
+        snapshots.withLock { $0[name] = (id, snapshot) }
+        return name
+    }
+
+    /// Restores a snapshot taken of the same database.
+    public func restoreSnapshot(_ name: String, into id: DatabaseID) throws(FirestoreError) {
+        guard let (source, snapshot) = snapshots.withLock({ $0[name] }) else {
+            throw FirestoreError(.notFound, "No snapshot named \"\(name)\".")
+        }
+        guard source == id else {
+            throw FirestoreError(.invalidArgument, "Snapshot \"\(name)\" was taken of \(source.name), not \(id.name).")
+        }
+        database(id).restore(snapshot)
+        transactions.withLock { $0 = $0.filter { $0.key.database != id } }
+    }
+
+    /// Deletes every document of a database (or of the subtree at `path`), as one commit
+    /// per 500 documents so listeners see removals.
+    public func clear(_ id: DatabaseID, under path: ResourcePath = .root) throws(FirestoreError) {
+        let db = database(id)
+        if path.isEmpty {
+            db.restore(Database(id: id, clock: clock).snapshot())
+            transactions.withLock { $0 = $0.filter { $0.key.database != id } }
+            return
+        }
+        let doomed = db.state().allDocuments().filter { path.isPrefix(of: $0.path) }.map(\.path)
+        var i = 0
+        while i < doomed.count {
+            let chunk = doomed[i..<min(i + 500, doomed.count)]
+            try db.commit(chunk.map { Write.delete($0) })
+            i += 500
+        }
+    }
+
+    /// The composite indexes every database's queries needed so far, merged.
+    public func learnedIndexes(project: String? = nil, database: String? = nil) -> IndexConfiguration {
+        var merged = IndexConfiguration()
+        for db in registry.all where (project == nil || db.id.project == project) && (database == nil || db.id.database == database) {
+            for index in db.learnedIndexes().indexes { merged.insert(index) }
+        }
+        return merged
+    }
+}

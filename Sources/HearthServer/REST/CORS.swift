@@ -1,0 +1,28 @@
+/// Cross-origin headers (wire-protocol §9.2, §14.14): browsers call the emulator from another
+/// origin with non-simple headers, so preflights are answered and every response to a
+/// request with `Origin` carries the same headers, errors included.
+enum CORS {
+    static let allowedMethods = "DELETE,GET,HEAD,PATCH,POST,PUT,OPTIONS"
+
+    static func headers(for request: HTTPRequest) -> [(name: String, value: String)] {
+        guard let origin = request.header("origin") else { return [] }
+        var h: [(name: String, value: String)] = [
+            ("Access-Control-Allow-Origin", origin),
+            ("Access-Control-Allow-Credentials", "true"),
+            ("Access-Control-Allow-Methods", allowedMethods),
+            ("Vary", "Origin"),
+        ]
+        if let requested = request.header("access-control-request-headers") {
+            h.append(("Access-Control-Allow-Headers", requested))
+        }
+        return h
+    }
+
+    /// The answer to an `OPTIONS` preflight.
+    static func preflight(_ request: HTTPRequest) -> HTTPResponse {
+        var r = HTTPResponse(status: 200)
+        r.headers = headers(for: request)
+        if request.header("origin") != nil { r.headers.append(("Access-Control-Max-Age", "3600")) }
+        return r
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import HearthCore
+
+/// `google.firestore.v1.Value` ⇄ JSON (wire-protocol §9.3). Vectors travel as the map
+/// `{"__type__": "__vector__", "value": [doubles]}`, as production stores them.
+enum ProtoValue {
+    static let members = ["nullValue", "booleanValue", "integerValue", "doubleValue", "timestampValue",
+                          "stringValue", "bytesValue", "referenceValue", "geoPointValue", "arrayValue", "mapValue"]
+
+    static func decode(_ json: JSON, context: String) throws(FirestoreError) -> Value {
+        var o = try ProtoObject(json, context: context)
+        var present: [(String, JSON)] = []
+        for m in members { if let v = o.takeRaw(m) { present.append((m, v)) } }
+        try o.finish()
+        guard let (member, v) = present.first else {
+            throw .invalidArgument("Cannot convert firestore.v1.Value with type unset (at '\(context)').")
+        }
+        guard present.count == 1 else {
+            throw ProtoJSON.invalid("Multiple values for oneof value_type (\(present.map(\.0).joined(separator: ", ")))", context: context)
+        }
+        let ctx = context + "." + ProtoJSON.snakeCase(member)
+        switch member {
+        case "nullValue":
+            switch v {
+            case .null, .string("NULL_VALUE"), .number("0"): return .null
+            default: throw ProtoJSON.badValue(v, context: ctx, type: "TYPE_ENUM")
+            }
+        case "booleanValue": return .boolean(try ProtoJSON.bool(v, context: ctx))
+        case "integerValue": return .integer(try ProtoJSON.int64(v, context: ctx))
+        case "doubleValue": return .double(try ProtoJSON.double(v, context: ctx))
+        case "timestampValue": return .timestamp(try ProtoJSON.timestamp(v, context: ctx))
+        case "stringValue": return .string(try ProtoJSON.string(v, context: ctx))
+        case "bytesValue": return .bytes(try ProtoJSON.bytes(v, context: ctx))
+        case "referenceValue": return .reference(try DocumentName.parse(try ProtoJSON.string(v, context: ctx)))
+        case "geoPointValue":
+            var g = try ProtoObject(v, context: ctx)
+            let lat = try g.take("latitude").map { j throws(FirestoreError) in try ProtoJSON.double(j, context: ctx + ".latitude") } ?? 0
+            let lng = try g.take("longitude").map { j throws(FirestoreError) in try ProtoJSON.double(j, context: ctx + ".longitude") } ?? 0
+            try g.finish()
+            return .geoPoint(try GeoPoint.validated(latitude: lat, longitude: lng))
+        case "arrayValue":
+            var a = try ProtoObject(v, context: ctx)
+            var values: [Value] = []
+            if let list = a.take("values") {
+                guard case .array(let items) = list else { throw ProtoJSON.badValue(list, context: ctx + ".values", type: "TYPE_MESSAGE") }
+                values.reserveCapacity(items.count)
+                for (i, item) in items.enumerated() { values.append(try decode(item, context: "\(ctx).values[\(i)]")) }
+            }
+            try a.finish()
+            return .array(values)
+        default: // mapValue
+            var m = try ProtoObject(v, context: ctx)
+            let fields = try m.take("fields").map { f throws(FirestoreError) in try decodeFields(f, context: ctx + ".fields") } ?? MapValue()
+            try m.finish()
+            return vectorOrMap(fields)
+        }
+    }
+
+    /// A `fields` map: field name → Value.
+    static func decodeFields(_ json: JSON, context: String) throws(FirestoreError) -> MapValue {
+        guard case .object(let pairs) = json else { throw ProtoJSON.badValue(json, context: context, type: "TYPE_MESSAGE") }
+        var out: [(String, Value)] = []
+        out.reserveCapacity(pairs.count)
+        for (k, v) in pairs { out.append((k, try decode(v, context: "\(context)[\(k)]"))) }
+        return MapValue(out)
+    }
+
+    private static func vectorOrMap(_ fields: MapValue) -> Value {
+        if fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] {
+            var ds: [Double] = []
+            for item in items {
+                switch item {
+                case .double(let d): ds.append(d)
+                case .integer(let i): ds.append(Double(i))
+                default: return .map(fields)
+                }
+            }
+            return .vector(ds)
+        }
+        return .map(fields)
+    }
+
+    // MARK: Encoding
+
+    static func encode(_ value: Value) -> JSON {
+        switch value {
+        case .null: return .object([("nullValue", .null)])
+        case .boolean(let b): return .object([("booleanValue", .bool(b))])
+        case .integer(let i): return .object([("integerValue", .string(String(i)))])
+        case .double(let d): return .object([("doubleValue", encodeDouble(d))])
+        case .timestamp(let t): return .object([("timestampValue", .string(t.rfc3339))])
+        case .string(let s): return .object([("stringValue", .string(s))])
+        case .bytes(let d): return .object([("bytesValue", .string(d.base64EncodedString()))])
+        case .reference(let r): return .object([("referenceValue", .string(r.description))])
+        case .geoPoint(let g):
+            return .object([("geoPointValue", .object([("latitude", encodeDouble(g.latitude)), ("longitude", encodeDouble(g.longitude))]))])
+        case .array(let a):
+            return .object([("arrayValue", a.isEmpty ? .object([]) : .object([("values", .array(a.map(encode)))]))])
+        case .map(let m):
+            return .object([("mapValue", m.isEmpty ? .object([]) : .object([("fields", encodeFields(m))]))])
+        case .vector(let v):
+            let array: JSON = .object([("arrayValue", v.isEmpty ? .object([]) : .object([("values", .array(v.map { .object([("doubleValue", encodeDouble($0))]) }))]))])
+            return .object([("mapValue", .object([("fields", .object([("__type__", .object([("stringValue", .string("__vector__"))])), ("value", array)]))]))])
+        }
+    }
+
+    static func encodeFields(_ m: MapValue) -> JSON {
+        .object(m.entries.map { ($0.key, encode($0.value)) })
+    }
+
+    static func encodeDouble(_ d: Double) -> JSON {
+        if d.isNaN { return .string("NaN") }
+        if d.isInfinite { return .string(d < 0 ? "-Infinity" : "Infinity") }
+        return .double(d)
+    }
+}

@@ -1,0 +1,138 @@
+// `hearth serve`: the emulator process (issue 7).
+import Foundation
+import HearthCore
+import HearthServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum ServeCommand {
+    static let usage = """
+        usage: hearth serve [--host H] [--port N] [--project P] [--seed FILE] [--indexes FILE]
+                            [--index-mode enforce|warn|off|learn] [--ready-file PATH]
+                            [--rules FILE] [--workspace DIR]
+          --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
+          --port        port (default 8080; 0 picks a free one)
+          --project     project id the seed is loaded into (default demo-hearth)
+          --seed        Hearth JSON documents (DESIGN.md) to load at start-up
+          --indexes     firestore.indexes.json declaring composite indexes
+          --index-mode  what a query missing a composite index does
+          --ready-file  write host:port to PATH once listening
+        """
+
+    /// Runs until SIGINT/SIGTERM or `POST /shutdown`; returns the exit status.
+    static func run(_ args: [String]) -> Int32 {
+        var host = "127.0.0.1", port = 8080, project = "demo-hearth"
+        var seed: String?, indexes: String?, indexMode: IndexMode?, readyFile: String?
+        var rules: String?, workspace: String?
+        var i = 0
+        func value() -> String? {
+            i += 1
+            return i < args.count ? args[i] : nil
+        }
+        while i < args.count {
+            let flag = args[i]
+            guard let v = flag == "-h" || flag == "--help" ? "" : value() else { return fail("\(flag) needs a value") }
+            switch flag {
+            case "-h", "--help": print(usage); return 0
+            case "--host": host = v
+            case "--port":
+                guard let p = Int(v), (0...65535).contains(p) else { return fail("--port must be 0…65535, got '\(v)'") }
+                port = p
+            case "--project": project = v
+            case "--seed": seed = v
+            case "--indexes": indexes = v
+            case "--index-mode":
+                switch v {
+                case "enforce": indexMode = .enforce
+                case "warn": indexMode = .warn
+                case "off": indexMode = .off
+                case "learn": indexMode = .learn
+                default: return fail("--index-mode must be enforce, warn, off or learn, got '\(v)'")
+                }
+            case "--ready-file": readyFile = v
+            case "--rules": rules = v
+            case "--workspace": workspace = v
+            default: return fail("unknown flag '\(flag)'")
+            }
+            i += 1
+        }
+        if rules != nil || workspace != nil {
+            FileHandle.standardError.write(Data("hearth serve: --rules/--workspace are not supported yet (rules are not wired into the server); every request is allowed.\n".utf8))
+        }
+        var configuration: IndexConfiguration?
+        if let indexes {
+            guard let data = FileManager.default.contents(atPath: indexes) else { return fail("cannot read \(indexes)") }
+            do { configuration = try IndexConfiguration(json: data) } catch { return fail("\(indexes): \(error.message)") }
+        }
+        let state = EmulatorState(indexes: configuration, indexMode: indexMode)
+        if let seed {
+            guard let data = FileManager.default.contents(atPath: seed) else { return fail("cannot read \(seed)") }
+            do {
+                let n = try SeedLoader.load(data, into: state.database(DatabaseID(project: project)))
+                print("loaded \(n) documents from \(seed) into projects/\(project)/databases/(default)")
+            } catch { return fail("\(seed): \(error.message)") }
+        } else if indexes == nil {
+            loadDocumentedApps(state)
+        }
+
+        // Signals are handled on a dispatch source, so the default handlers must be off.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        let server: EmulatorServer
+        do {
+            server = try EmulatorServer(host: host, port: port, state: state)
+        } catch {
+            return fail("cannot listen on \(host):\(port): \(error)")
+        }
+        let done = DispatchSemaphore(value: 0)
+        server.onStop { done.signal() }
+        var sources: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { server.stop() }
+            source.resume()
+            sources.append(source)
+        }
+        print("hearth serve: Firestore REST API listening on http://\(server.address)")
+        print("export FIRESTORE_EMULATOR_HOST=\(server.address)")
+        fflush(nil)
+        if let readyFile {
+            do { try Data((server.address + "\n").utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
+            catch { FileHandle.standardError.write(Data("hearth serve: cannot write \(readyFile): \(error)\n".utf8)) }
+        }
+        done.wait()
+        _ = sources
+        print("hearth serve: stopped")
+        return 0
+    }
+
+    /// With no data flags in a checkout with `Seeds/<app>/documents.json`, each documented
+    /// app is loaded as project `demo-<app>`.
+    private static func loadDocumentedApps(_ state: EmulatorState) {
+        let fm = FileManager.default
+        guard let apps = try? fm.contentsOfDirectory(atPath: "Seeds").sorted(), !apps.isEmpty else { return }
+        var rows: [(String, Int)] = []
+        for app in apps {
+            let project = "demo-\(app)"
+            if let idx = fm.contents(atPath: "Seeds/\(app)/firestore.indexes.json"), let config = try? IndexConfiguration(json: idx) {
+                state.setIndexes(config, forProject: project)
+            }
+            guard let data = fm.contents(atPath: "Seeds/\(app)/documents.json") else { continue }
+            do {
+                rows.append((project, try SeedLoader.load(data, into: state.database(DatabaseID(project: project)))))
+            } catch {
+                FileHandle.standardError.write(Data("hearth serve: Seeds/\(app)/documents.json: \(error.message)\n".utf8))
+            }
+        }
+        guard !rows.isEmpty else { return }
+        print("project".padding(toLength: 28, withPad: " ", startingAt: 0) + "documents")
+        for (p, n) in rows { print(p.padding(toLength: 28, withPad: " ", startingAt: 0) + String(n)) }
+    }
+
+    private static func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("hearth serve: \(message)\n\n\(usage)\n".utf8))
+        return 2
+    }
+}

@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+@testable import HearthServer
+
+/// A minimal blocking HTTP/1.1 client over a loopback socket, so tests control the exact
+/// bytes (pipelining, chunking, malformed input) and read responses one by one.
+final class RawHTTPClient {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+        var json: JSON? { try? JSON.parse(body) }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Socket.streamType, 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { close(fd); throw Socket.SystemError(call: "connect", code: errno) }
+        var tv = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) { _ = Socket.sendAll(fd, bytes) }
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// Sends one request with a Content-Length body.
+    func request(_ method: String, _ target: String, body: String? = nil, headers: [String: String] = [:]) -> Response? {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: test\r\n"
+        for (k, v) in headers { head += "\(k): \(v)\r\n" }
+        if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
+        send(head + "\r\n" + (body ?? ""))
+        return readResponse()
+    }
+
+    /// Reads bytes until the peer closes (or times out); true when it closed.
+    func readUntilClosed() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Reads one response (nil when the connection closed first).
+    func readResponse() -> Response? {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        func fill() -> Bool {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return false }
+            buffer.append(contentsOf: chunk[0..<n])
+            return true
+        }
+        while true {
+            if let end = headEnd() {
+                let head = String(decoding: buffer[0..<end], as: UTF8.self)
+                var lines = head.components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst().split(separator: " ")
+                guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+                var headers: [String: String] = [:]
+                for l in lines where !l.isEmpty {
+                    if let c = l.firstIndex(of: ":") {
+                        headers[l[..<c].lowercased()] = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces)
+                    }
+                }
+                let length = Int(headers["content-length"] ?? "0") ?? 0
+                while buffer.count < end + 4 + length { if !fill() { return nil } }
+                let body = Array(buffer[(end + 4)..<(end + 4 + length)])
+                buffer.removeFirst(end + 4 + length)
+                if status == 100 { continue }
+                return Response(status: status, headers: headers, body: body)
+            }
+            if !fill() { return nil }
+        }
+    }
+
+    private func headEnd() -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for i in 0...(buffer.count - 4) where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+            return i
+        }
+        return nil
+    }
+}
+
+/// A server on an ephemeral loopback port for one test.
+func withServer<T>(limits: HTTPLimits = HTTPLimits(), _ body: (EmulatorServer) throws -> T) throws -> T {
+    let server = try EmulatorServer(host: "127.0.0.1", port: 0, limits: limits)
+    defer { server.stop() }
+    return try body(server)
+}
+
+let docs = "/v1/projects/p/databases/%28default%29/documents"
