@@ -1,6 +1,5 @@
 import Foundation
 import HearthCore
-import HearthRules
 
 /// The source of commit times and server timestamps; see `ManualClock`.
 public typealias HearthClock = HearthCore.HearthClock
@@ -48,15 +47,12 @@ extension Firestore {
     /// throws `FirestoreErrorCode.invalidArgument` naming what is wrong; nothing is written.
     public func importDocuments(hearthJSON data: Data) throws {
         ensureActive()
-        let documents: [ResourcePath: MapValue]
         do {
-            let json = try JSONValue.parse(String(decoding: data, as: UTF8.self))
-            documents = try HearthJSON.documents(json, database: databaseID, project: projectID)
+            let documents = try HearthJSON.documents(data, database: database.id)
+            try database.commit(documents.map { Write.set($0.path, $0.fields) })
         } catch {
-            throw FirestoreErrorCode(FirestoreError(.invalidArgument, "Invalid Hearth JSON: \(error)"))
+            throw FirestoreErrorCode(error)
         }
-        let writes = documents.sorted { $0.key < $1.key }.map { Write.set($0.key, $0.value) }
-        do { try database.commit(writes) } catch { throw FirestoreErrorCode(error) }
     }
 
     /// O(1) capture of the whole database.

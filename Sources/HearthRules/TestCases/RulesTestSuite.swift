@@ -45,7 +45,7 @@ public struct RulesTestSuite {
     public static func load(path: String) throws -> RulesTestSuite {
         let url = URL(fileURLWithPath: path)
         let text = try String(contentsOf: url, encoding: .utf8)
-        let json = try JSONValue.parse(text)
+        let json = try JSON.parse(text)
         let folder = url.deletingLastPathComponent()
         guard let rulesName = json["rules"]?.stringValue else { throw LoadError(message: "\(path): missing \"rules\"") }
         let rulesURL = URL(fileURLWithPath: rulesName, relativeTo: folder)
@@ -56,8 +56,8 @@ public struct RulesTestSuite {
         switch json["data"] {
         case .string(let dataPath)?:
             let dataText = try String(contentsOf: URL(fileURLWithPath: dataPath, relativeTo: folder), encoding: .utf8)
-            seed = try HearthJSON.documents(try JSONValue.parse(dataText), project: project)
-        case let inline?: seed = try HearthJSON.documents(inline, project: project)
+            seed = try Self.documents(try JSON.parse(dataText), project: project)
+        case let inline?: seed = try Self.documents(inline, project: project)
         case nil: break
         }
         guard case .array(let items)? = json["cases"] else { throw LoadError(message: "\(path): missing \"cases\"") }
@@ -72,13 +72,20 @@ public struct RulesTestSuite {
         return RulesTestSuite(rulesPath: rulesURL.relativePath, program: program, seed: seed, cases: cases, projectID: project)
     }
 
-    static func parseCase(_ json: JSONValue, project: String) throws -> Case {
+    /// The seeded documents (of the default database) by path.
+    static func documents(_ json: JSON, project: String) throws -> [ResourcePath: MapValue] {
+        var out: [ResourcePath: MapValue] = [:]
+        for (path, fields) in try HearthJSON.documents(json, database: DatabaseID(project: project)) { out[path] = fields }
+        return out
+    }
+
+    static func parseCase(_ json: JSON, project: String) throws -> Case {
         let name = json["name"]?.stringValue ?? "(unnamed)"
         let database = json["database"]?.stringValue ?? "(default)"
         var auth: RulesAuth?
         if let a = json["auth"], a != .null {
             guard let uid = a["uid"]?.stringValue else { throw LoadError(message: "auth needs a uid") }
-            let claims = try a["token"].map { j throws in try HearthJSON.map(j, database: database, project: project) } ?? MapValue()
+            let claims = try a["token"].map { j throws in try HearthJSON.map(j, database: DatabaseID(project: project, database: database)) } ?? MapValue()
             auth = RulesAuth.mockUser(uid: uid, projectID: project, claims: claims)
         }
         guard let methodName = json["method"]?.stringValue, let method = RulesMethod(rawValue: methodName) else {
@@ -89,7 +96,7 @@ public struct RulesTestSuite {
         guard let expect = json["expect"]?.stringValue, expect == "allow" || expect == "deny" else {
             throw LoadError(message: "\"expect\" must be \"allow\" or \"deny\"")
         }
-        let data = try json["data"].map { j throws in try HearthJSON.map(j, database: database, project: project) }
+        let data = try json["data"].map { j throws in try HearthJSON.map(j, database: DatabaseID(project: project, database: database)) }
         var time: Timestamp?
         if let t = json["time"]?.stringValue {
             guard let parsed = Timestamp(rfc3339: t) else { throw LoadError(message: "invalid time \(t)") }
@@ -106,7 +113,7 @@ public struct RulesTestSuite {
                     for clause in clauses {
                         guard case .array(let parts) = clause, parts.count == 3, let field = parts[0].stringValue,
                               let op = parts[1].stringValue else { throw LoadError(message: "a where clause is [field, op, value]") }
-                        let value = try HearthJSON.value(parts[2], database: database, project: project)
+                        let value = try HearthJSON.value(parts[2], database: DatabaseID(project: project, database: database))
                         let fieldPath = try FieldPath.parseDotted(field)
                         let ops: [String: FieldOperator] = ["==": .equal, "!=": .notEqual, "<": .lessThan, "<=": .lessThanOrEqual,
                                                             ">": .greaterThan, ">=": .greaterThanOrEqual, "array-contains": .arrayContains,

@@ -6,8 +6,8 @@ import Testing
 /// The `hearth rules test` case format (DESIGN.md) and the Hearth JSON it reads.
 @Suite struct TestSuiteTests {
     @Test func hearthJSONKeepsIntegersAndDoublesApart() throws {
-        let j = try JSONValue.parse(#"{"i": 9007199254740993, "d": 1.0, "max": 9223372036854775807, "min": -9223372036854775808, "t": {"$timestamp": "2026-01-01T09:00:00Z"}, "r": {"$reference": "users/alice"}, "b": {"$bytes": "aGk="}, "g": {"$geopoint": [1, 2]}, "m": {"$map": {"$x": 1}}, "e": "\u00e9\ud83d\ude00"}"#)
-        let m = try HearthJSON.map(j)
+        let j = try JSON.parse(#"{"i": 9007199254740993, "d": 1.0, "max": 9223372036854775807, "min": -9223372036854775808, "t": {"$timestamp": "2026-01-01T09:00:00Z"}, "r": {"$reference": "users/alice"}, "b": {"$bytes": "aGk="}, "g": {"$geopoint": [1, 2]}, "m": {"$map": {"$x": 1}}, "e": "\u00e9\ud83d\ude00"}"#)
+        let m = try HearthJSON.map(j, database: DatabaseID(project: "demo-hearth"))
         #expect(m["i"] == .integer(9_007_199_254_740_993))
         #expect(m["d"] == .double(1.0))
         #expect(m["max"] == .integer(.max) && m["min"] == .integer(.min))
@@ -17,8 +17,8 @@ import Testing
         #expect(m["m"] == .map(MapValue([("$x", .integer(1))])))
         #expect(m["e"] == .string("é😀"))
         if case .reference(let r)? = m["r"] { #expect(r.path == path("users/alice")) } else { Issue.record("not a reference") }
-        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse("{\"a\": }") }
-        #expect(throws: HearthJSON.FormatError.self) { try HearthJSON.value(JSONValue.parse("99999999999999999999")) }
+        #expect(throws: JSON.SyntaxError.self) { try JSON.parse("{\"a\": }") }
+        #expect(throws: FirestoreError.self) { try HearthJSON.value(JSON.parse("99999999999999999999"), database: DatabaseID(project: "p")) }
     }
 
     @Test func runsACaseFile() throws {

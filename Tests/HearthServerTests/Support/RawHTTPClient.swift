@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import HearthCore
 @testable import HearthServer
 
 /// A minimal blocking HTTP/1.1 client over a loopback socket, so tests control the exact

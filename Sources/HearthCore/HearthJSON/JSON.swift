@@ -1,8 +1,8 @@
 import Foundation
 
-/// A JSON document as the REST front end reads and writes it. Numbers keep their source
-/// text, so int64 values and doubles are never rounded through a binary double on the way
-/// in; objects keep their key order.
+/// JSON as Hearth reads and writes it everywhere (REST bodies, Hearth JSON seeds, rules
+/// test cases). Numbers keep their source text, so int64 values and doubles are never
+/// rounded through a binary double on the way in; objects keep their key order.
 public indirect enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -115,6 +115,10 @@ public indirect enum JSON: Sendable, Equatable {
 
     /// Parses one JSON value (surrounding whitespace allowed). Nesting deeper than
     /// `maxDepth` is an error, so hostile input cannot exhaust the stack.
+    public static func parse(_ text: String, maxDepth: Int = 200) throws(SyntaxError) -> JSON {
+        try parse(Array(text.utf8), maxDepth: maxDepth)
+    }
+
     public static func parse(_ bytes: [UInt8], maxDepth: Int = 200) throws(SyntaxError) -> JSON {
         try bytes.withUnsafeBufferPointer { (buf) throws(SyntaxError) -> JSON in
             var reader = JSONReader(bytes: buf, maxDepth: maxDepth)
