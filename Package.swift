@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "Hearth", dependencies: ["HearthCore", "HearthRules"]),
         .target(name: "FirebaseFirestore", dependencies: ["Hearth"]),
         .target(name: "HearthRules", dependencies: ["HearthCore"]),
-        .target(name: "HearthServer", dependencies: ["HearthCore"]),
+        .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules"]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer"]),
         .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer"]),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),

@@ -18,6 +18,10 @@ enum ServeCommand {
           --indexes     firestore.indexes.json declaring composite indexes
           --index-mode  what a query missing a composite index does
           --ready-file  write host:port to PATH once listening
+          --rules       Firestore security rules enforced for --project (all its databases)
+
+        With no --seed/--indexes/--rules in a checkout with Seeds/<app>/, every documented app
+        is loaded as project demo-<app>, with Rules/<app>.rules when present.
         """
 
     /// Runs until SIGINT/SIGTERM or `POST /shutdown`; returns the exit status.
@@ -57,8 +61,8 @@ enum ServeCommand {
             }
             i += 1
         }
-        if rules != nil || workspace != nil {
-            FileHandle.standardError.write(Data("hearth serve: --rules/--workspace are not supported yet (rules are not wired into the server); every request is allowed.\n".utf8))
+        if workspace != nil {
+            FileHandle.standardError.write(Data("hearth serve: --workspace is not supported yet; ignored.\n".utf8))
         }
         var configuration: IndexConfiguration?
         if let indexes {
@@ -66,13 +70,26 @@ enum ServeCommand {
             do { configuration = try IndexConfiguration(json: data) } catch { return fail("\(indexes): \(error.message)") }
         }
         let state = EmulatorState(indexes: configuration, indexMode: indexMode)
+        if let rules {
+            guard let source = FileManager.default.contents(atPath: rules).flatMap({ String(data: $0, encoding: .utf8) }) else {
+                return fail("cannot read \(rules)")
+            }
+            do {
+                let loaded = try ProjectRules(ProjectRules.File(name: rules, content: source))
+                for w in loaded.diagnostics { FileHandle.standardError.write(Data("\(w)\n".utf8)) }
+                state.rules.set(loaded, forProject: project)
+                print("enforcing security rules from \(rules) for projects/\(project)")
+            } catch {
+                return fail("\(rules) does not compile:\n\(error)")
+            }
+        }
         if let seed {
             guard let data = FileManager.default.contents(atPath: seed) else { return fail("cannot read \(seed)") }
             do {
                 let n = try SeedLoader.load(data, into: state.database(DatabaseID(project: project)))
                 print("loaded \(n) documents from \(seed) into projects/\(project)/databases/(default)")
             } catch { return fail("\(seed): \(error.message)") }
-        } else if indexes == nil {
+        } else if indexes == nil && rules == nil {
             loadDocumentedApps(state)
         }
 
@@ -109,26 +126,42 @@ enum ServeCommand {
     }
 
     /// With no data flags in a checkout with `Seeds/<app>/documents.json`, each documented
-    /// app is loaded as project `demo-<app>`.
+    /// app is loaded as project `demo-<app>`, with its security rules from `Rules/<app>.rules`
+    /// when that file exists (a file that does not compile is reported and skipped).
     private static func loadDocumentedApps(_ state: EmulatorState) {
         let fm = FileManager.default
         guard let apps = try? fm.contentsOfDirectory(atPath: "Seeds").sorted(), !apps.isEmpty else { return }
-        var rows: [(String, Int)] = []
+        var rows: [(String, Int, String)] = []
         for app in apps {
             let project = "demo-\(app)"
+            let rulesFile = loadRules(app: app, project: project, into: state)
             if let idx = fm.contents(atPath: "Seeds/\(app)/firestore.indexes.json"), let config = try? IndexConfiguration(json: idx) {
                 state.setIndexes(config, forProject: project)
             }
             guard let data = fm.contents(atPath: "Seeds/\(app)/documents.json") else { continue }
             do {
-                rows.append((project, try SeedLoader.load(data, into: state.database(DatabaseID(project: project)))))
+                rows.append((project, try SeedLoader.load(data, into: state.database(DatabaseID(project: project))), rulesFile ?? "none (all allowed)"))
             } catch {
                 FileHandle.standardError.write(Data("hearth serve: Seeds/\(app)/documents.json: \(error.message)\n".utf8))
             }
         }
         guard !rows.isEmpty else { return }
-        print("project".padding(toLength: 28, withPad: " ", startingAt: 0) + "documents")
-        for (p, n) in rows { print(p.padding(toLength: 28, withPad: " ", startingAt: 0) + String(n)) }
+        func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: n, withPad: " ", startingAt: 0) }
+        print(pad("project", 28) + pad("documents", 12) + "rules")
+        for (p, n, r) in rows { print(pad(p, 28) + pad(String(n), 12) + r) }
+    }
+
+    /// Loads `Rules/<app>.rules` for `project`; returns the file's path when it is enforced.
+    private static func loadRules(app: String, project: String, into state: EmulatorState) -> String? {
+        let path = "Rules/\(app).rules"
+        guard let data = FileManager.default.contents(atPath: path), let source = String(data: data, encoding: .utf8) else { return nil }
+        do {
+            state.rules.set(try ProjectRules(ProjectRules.File(name: path, content: source)), forProject: project)
+            return path
+        } catch {
+            FileHandle.standardError.write(Data("hearth serve: \(path) does not compile; \(project) runs without rules:\n\(error)\n".utf8))
+            return nil
+        }
     }
 
     private static func fail(_ message: String) -> Int32 {

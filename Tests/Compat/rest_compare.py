@@ -40,6 +40,64 @@ REQUESTS = [
 ]
 
 
+def jwt(claims):
+    """An unsigned (alg: none) token, as the emulator SDK helpers send."""
+    import base64
+    enc = lambda o: base64.urlsafe_b64encode(json.dumps(o).encode()).decode().rstrip("=")
+    return {"Authorization": f"Bearer {enc({'alg': 'none', 'typ': 'JWT'})}.{enc(claims)}."}
+
+
+# Security rules: loading them, then the same requests as the owner, a user and signed out.
+R = "/v1/projects/demo-compare-rules/databases/(default)/documents"
+RN = "projects/demo-compare-rules/databases/(default)/documents"
+RULES_URL = "/emulator/v1/projects/demo-compare-rules:securityRules"
+RULES = """rules_version = '2';
+service cloud.firestore {
+  match /databases/{database}/documents {
+    match /posts/{id} {
+      allow get: if request.auth != null;
+      allow list: if request.auth != null && resource.data.owner == request.auth.uid;
+      allow create: if request.auth.uid == request.resource.data.owner;
+    }
+    match /notes/{id} {
+      allow create: if existsAfter(/databases/$(database)/documents/owners/$(request.auth.uid));
+    }
+    match /owners/{uid} {
+      allow create: if request.auth.uid == uid;
+    }
+  }
+}
+"""
+ALICE = jwt({"sub": "alice", "user_id": "alice"})
+MINE = {"structuredQuery": {"from": [{"collectionId": "posts"}],
+                            "where": {"fieldFilter": {"field": {"fieldPath": "owner"}, "op": "EQUAL", "value": {"stringValue": "alice"}}}}}
+REQUESTS += [
+    ("DELETE", "/emulator/v1/projects/demo-compare-rules/databases/(default)/documents", None, {}),
+    ("PUT", RULES_URL, {"rules": {"files": [{"name": "firestore.rules", "content": RULES.replace("if request.auth != null;", "if foo bar;")}]}}, {}),
+    ("PUT", RULES_URL, {"rules": {"files": [{"name": "firestore.rules", "content": RULES}]}}, {}),
+    ("PUT", RULES_URL, {}, {}),
+    ("PATCH", f"{R}/posts/a1", {"fields": {"owner": {"stringValue": "alice"}}}, OWNER),
+    ("GET", f"{R}/posts/a1", None, OWNER),
+    ("GET", f"{R}/posts/a1", None, ALICE),
+    ("GET", f"{R}/posts/a1", None, {}),
+    ("GET", f"{R}/posts/missing", None, ALICE),
+    ("GET", f"{R}/posts/missing", None, {}),
+    ("GET", f"{R}/other/x", None, ALICE),
+    ("POST", f"{R}:batchGet", {"documents": [f"{RN}/posts/a1", f"{RN}/other/x"]}, ALICE),
+    ("POST", f"{R}:runQuery", MINE, ALICE),
+    ("POST", f"{R}:runQuery", {"structuredQuery": {"from": [{"collectionId": "posts"}]}}, ALICE),
+    ("GET", f"{R}/posts", None, ALICE),
+    ("POST", f"{R}:runAggregationQuery", {"structuredAggregationQuery": {**MINE, "aggregations": [{"alias": "n", "count": {}}]}}, ALICE),
+    ("POST", f"{R}/posts?documentId=b1", {"fields": {"owner": {"stringValue": "bob"}}}, ALICE),
+    ("POST", f"{R}:commit", {"writes": [{"update": {"name": f"{RN}/posts/a2", "fields": {"owner": {"stringValue": "alice"}}}},
+                                         {"update": {"name": f"{RN}/posts/b2", "fields": {"owner": {"stringValue": "bob"}}}}]}, ALICE),
+    ("GET", f"{R}/posts/a2", None, OWNER),
+    ("POST", f"{R}:commit", {"writes": [{"update": {"name": f"{RN}/notes/n1"}}]}, ALICE),
+    ("POST", f"{R}:commit", {"writes": [{"update": {"name": f"{RN}/notes/n1"}}, {"update": {"name": f"{RN}/owners/alice"}}]}, ALICE),
+    ("DELETE", f"{R}/posts/a1", None, ALICE),
+]
+
+
 def send(host, method, path, body, headers):
     data = None if body is None else (body if isinstance(body, str) else json.dumps(body)).encode()
     req = urllib.request.Request(f"http://{host}{path}", method=method, data=data,

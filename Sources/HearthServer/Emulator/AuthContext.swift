@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthRules
 
 /// Who a request acts as, from its `Authorization` header, as the official emulator reads
 /// it (wire-protocol §10, §14.5): `Bearer owner` is admin; any other bearer token is a JWT
@@ -38,5 +39,28 @@ public enum AuthContext: Sendable, Equatable {
             throw .invalidArgument("invalid jwt")
         }
         return .user(claims: claims)
+    }
+}
+
+extension AuthContext {
+    /// `request.auth` for the rules: `{uid: sub, token: every claim}` for a signed-in user,
+    /// nil otherwise (the admin bypasses the rules instead). A token without `sub` is
+    /// signed in with an empty uid — the official emulator reads the uid from `sub` only.
+    var rulesAuth: RulesAuth? {
+        guard case .user(let claims) = self, case .object(let pairs) = claims else { return nil }
+        return RulesAuth(uid: claims["sub"]?.stringValue ?? "",
+                         token: MapValue(pairs.map { ($0.0, Self.claimValue($0.1)) }))
+    }
+
+    /// A JSON claim as a rules value: numbers without a fraction or exponent are integers.
+    static func claimValue(_ json: JSON) -> Value {
+        switch json {
+        case .null: return .null
+        case .bool(let b): return .boolean(b)
+        case .number(let n): return Int64(n).map(Value.integer) ?? .double(Double(n) ?? .nan)
+        case .string(let s): return .string(s)
+        case .array(let items): return .array(items.map(claimValue))
+        case .object(let pairs): return .map(MapValue(pairs.map { ($0.0, claimValue($0.1)) }))
+        }
     }
 }

@@ -12,8 +12,9 @@ import HearthCore
 ///   `{"system": true}` (back to the system clock).
 /// - `GET /emulator/v1/indexes:learned` (optionally `?project=&database=`) — the learned
 ///   `firestore.indexes.json`.
-/// - `PUT /emulator/v1/projects/{p}:securityRules`, `GET …:ruleCoverage[.html]` — rules
-///   (answer 501 until the rules engine is wired into the server).
+/// - `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules": {"files": [{"name",
+///   "content"}]}}` (`GET` returns them), `GET …:ruleCoverage[.html]` — security rules and
+///   their coverage (EmulatorAPI+Rules.swift).
 struct EmulatorAPI {
     let state: EmulatorState
 
@@ -39,11 +40,13 @@ struct EmulatorAPI {
         guard parts.count >= 2, parts[0] == "projects", !parts[1].isEmpty else { return nil }
         if parts.count == 2, let colon = parts[1].firstIndex(of: ":") {
             let verb = parts[1][parts[1].index(after: colon)...]
-            switch verb {
-            case "securityRules", "ruleCoverage", "ruleCoverage.html":
-                throw FirestoreError(.unimplemented, "rules not yet wired: this build of `hearth serve` does not load security rules yet; every request is allowed.")
-            default:
-                return nil
+            let project = String(parts[1][..<colon])
+            switch (request.method, verb) {
+            case ("PUT", "securityRules"), ("POST", "securityRules"): return try putSecurityRules(project: project, body: RESTRouter.body(request))
+            case ("GET", "securityRules"): return getSecurityRules(project: project)
+            case ("GET", "ruleCoverage"): return try ruleCoverage(project: project)
+            case ("GET", "ruleCoverage.html"): return try ruleCoverageHTML(project: project)
+            default: return nil
             }
         }
         guard parts.count >= 4, parts[2] == "databases" else { return nil }

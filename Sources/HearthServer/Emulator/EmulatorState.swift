@@ -4,10 +4,13 @@ import Synchronization
 
 /// Everything the emulator process keeps besides the documents themselves: the databases
 /// (created on first use with the configured indexes), the clock, the transactions begun
-/// over REST (so queries in a read-only transaction read at its time) and named snapshots.
+/// over REST (so queries in a read-only transaction read at its time), named snapshots and
+/// the security rules of each project.
 public final class EmulatorState: Sendable {
     public let clock: EmulatorClock
     public let registry: DatabaseRegistry
+    /// Security rules per project (all databases of a project share them).
+    public let rules = RulesRegistry()
     private let indexSetup: Mutex<IndexSetup>
     private let transactions = Mutex<[TransactionKey: Timestamp?]>([:])
     private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])

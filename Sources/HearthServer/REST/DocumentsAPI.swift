@@ -3,11 +3,13 @@ import HearthCore
 
 /// The Firestore REST v1 methods on `projects/{p}/databases/{d}/documents…`
 /// (wire-protocol §9.1). Each decodes its request into core types, calls the engine and
-/// encodes the answer; the semantics (and error texts) are the engine's.
+/// encodes the answer; the semantics (and error texts) are the engine's. Every read, query
+/// and commit first passes the project's security rules (`rules`).
 struct DocumentsAPI {
     let state: EmulatorState
     let database: DatabaseID
     let auth: AuthContext
+    let rules: RulesEnforcer
 
     private var db: Database { state.database(database) }
 
@@ -19,11 +21,16 @@ struct DocumentsAPI {
         let doc: Document?
         if let t = params.first("transaction") {
             guard let bytes = ProtoJSON.decodeBase64(t) else { throw .invalidArgument("Invalid transaction: not base64.") }
+            try rules.checkGet(path, in: db.state())
             doc = try db.document(path, transaction: TransactionID(bytes: bytes))
         } else if let readTime = try params.timestamp("readTime") {
-            doc = try db.state(readTime: readTime).document(path, at: readTime)
+            let s = try db.state(readTime: readTime)
+            try rules.checkGet(path, in: s, readTime: readTime)
+            doc = s.document(path, at: readTime)
         } else {
-            doc = db.document(path)
+            let s = db.state()
+            try rules.checkGet(path, in: s)
+            doc = s.document(path)
         }
         guard let doc else {
             throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.")
@@ -44,7 +51,8 @@ struct DocumentsAPI {
         _ = o.take("updateTime")
         try o.finish()
         let mask = try maskParameter(params)
-        let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))])
+        let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))],
+                                   authorize: rules.commitAuthorizer())
         let t = result.writeResults.first?.updateTime ?? result.commitTime
         let doc = Document(path: path, fields: fields, createTime: t, updateTime: t)
         return ok(ProtoWrite.encode(doc, database: database, mask: mask))
@@ -71,7 +79,8 @@ struct DocumentsAPI {
         } else {
             operation = .set(fields)
         }
-        let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)])
+        let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)],
+                                   authorize: rules.commitAuthorizer())
         let time = result.writeResults.first?.updateTime ?? result.commitTime
         guard let doc = try db.state(readTime: time).document(path, at: time) else {
             throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.")
@@ -80,7 +89,7 @@ struct DocumentsAPI {
     }
 
     func delete(_ path: ResourcePath, _ params: QueryParameters) throws(FirestoreError) -> HTTPResponse {
-        try db.commit([Write.delete(path, precondition: try preconditionParameter(params))])
+        try db.commit([Write.delete(path, precondition: try preconditionParameter(params))], authorize: rules.commitAuthorizer())
         return ok(.object([]))
     }
 
@@ -111,14 +120,20 @@ struct DocumentsAPI {
                 }
                 query.orderBy.append(Ordering(try FieldPath.parseServerFormat(String(first)), descending: descending))
             }
+            try rules.checkQuery(query, in: db.state())
             entries = try db.runQuery(query, readTime: readTime).documents.map { ProtoWrite.encode($0, database: database, mask: mask) }
         } else {
             let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
             var docs: [Document]
             if collection == ResourcePath(segments: [""]) {
                 docs = s.allDocuments(at: readTime).filter { $0.path.count == 2 }
+                // Every root collection: each one listed must be listable.
+                for id in Set(docs.map { $0.path.segments[0] }).sorted() {
+                    try rules.checkQuery(StructuredQuery(collectionID: id), in: s)
+                }
             } else {
                 try ResourcePath.validateIDs(collection)
+                try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
                 docs = s.documents(in: collection, at: readTime)
             }
             if showMissing {
@@ -182,8 +197,15 @@ struct DocumentsAPI {
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
         let txn = try newTransaction.map { opts throws(FirestoreError) in try begin(opts) } ?? transaction
         let time = s.readTime
-        for (i, name) in names.enumerated() where seen.insert(name).inserted {
+        // One denied document fails the whole request (as on the official emulator).
+        var paths: [ResourcePath] = []
+        for (i, name) in names.enumerated() {
             let path = try ProtoWrite.documentPath(name, database: database, context: "documents[\(i)]")
+            try rules.checkGet(path, in: s, readTime: readTime)
+            paths.append(path)
+        }
+        for (i, name) in names.enumerated() where seen.insert(name).inserted {
+            let path = paths[i]
             let doc: Document?
             if let txn { doc = try db.document(path, transaction: txn) }
             else if let readTime { doc = s.document(path, at: readTime) }
@@ -215,7 +237,7 @@ struct DocumentsAPI {
         let transaction = try o.take("transaction").map { j throws(FirestoreError) in TransactionID(bytes: try ProtoJSON.bytes(j, context: "transaction")) }
         try o.finish()
         if let transaction { state.endedTransaction(transaction, database: database) }
-        let result = try db.commit(writes, transaction: transaction)
+        let result = try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
         var out: [(String, JSON)] = []
         if !result.writeResults.isEmpty { out.append(("writeResults", .array(result.writeResults.map(ProtoWrite.encode)))) }
         out.append(("commitTime", .string(result.commitTime.rfc3339)))
@@ -242,7 +264,8 @@ struct DocumentsAPI {
         var statuses: [JSON] = []
         for w in writes {
             do {
-                let r = try db.commit([w])
+                // Each write stands alone: its own rules check, its own status.
+                let r = try db.commit([w], authorize: rules.commitAuthorizer())
                 results.append(ProtoWrite.encode(r.writeResults[0]))
                 statuses.append(.object([]))
             } catch {
@@ -263,6 +286,7 @@ struct DocumentsAPI {
         _ = o.take("parent")
         _ = o.take("explainOptions")
         try o.finish()
+        try rules.checkQuery(query, in: db.state())
         let (txn, time) = try readPoint(transaction: transaction, newTransaction: newTransaction, readTime: readTime)
         let result = try db.runQuery(query, readTime: time)
         var responses: [JSON] = []
@@ -291,6 +315,7 @@ struct DocumentsAPI {
         _ = o.take("parent")
         _ = o.take("explainOptions")
         try o.finish()
+        try rules.checkQuery(query, in: db.state())
         let (txn, time) = try readPoint(transaction: transaction, newTransaction: newTransaction, readTime: readTime)
         let result = try db.runAggregation(query, aggregations: aggregations, readTime: time)
         let fields: [(String, JSON)] = aggregations.map { a in (a.alias, ProtoValue.encode(result.values[a.alias] ?? .null)) }
@@ -303,7 +328,7 @@ struct DocumentsAPI {
 
     func partitionQuery(parent: ResourcePath, body: JSON) throws(FirestoreError) -> HTTPResponse {
         var o = try ProtoObject(body, context: "")
-        if let sq = o.take("structuredQuery") { _ = try ProtoQuery.decode(sq, parent: parent) }
+        if let sq = o.take("structuredQuery") { try rules.checkQuery(try ProtoQuery.decode(sq, parent: parent), in: db.state()) }
         if let n = o.take("partitionCount") {
             let count = try ProtoJSON.int64(n, context: "partition_count")
             guard count >= 1 else { throw .invalidArgument("partition_count must be at least 1, but was \(count).") }

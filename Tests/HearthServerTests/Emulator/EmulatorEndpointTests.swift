@@ -52,7 +52,7 @@ import Testing
         }
     }
 
-    @Test func learnedIndexesAndRulesPlaceholder() throws {
+    @Test func learnedIndexes() throws {
         let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: EmulatorState(indexMode: .learn))
         defer { server.stop() }
         let c = try RawHTTPClient(port: server.port)
@@ -63,9 +63,6 @@ import Testing
         let learned = c.request("GET", "/emulator/v1/indexes:learned")
         #expect(learned?.status == 200)
         #expect(learned?.json?["indexes"]?.arrayValue?.count == 1)
-        let rules = c.request("PUT", "/emulator/v1/projects/p:securityRules", body: "{}")
-        #expect(rules?.status == 501)
-        #expect(rules?.json?["error"]?["message"]?.stringValue?.contains("rules not yet wired") == true)
     }
 
     @Test func shutdownStopsTheServer() throws {
