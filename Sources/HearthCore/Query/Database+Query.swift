@@ -32,6 +32,23 @@ extension Database {
         return QueryResult(documents: Self.project(docs, query.projection), readTime: time)
     }
 
+    /// Runs `query` inside a server transaction: a read-only one reads its fixed state; a
+    /// read-write one reads the present and records every returned document, so a change
+    /// to any of them before the commit aborts the transaction. (Documents that would newly
+    /// match are not tracked: production's locks would also block those writers.)
+    public func runQuery(_ query: StructuredQuery, transaction: TransactionID) throws(FirestoreError) -> QueryResult {
+        if let point = try queryReadPoint(transaction) {
+            let normalized = try NormalizedQuery(query, database: id)
+            try checkIndexes(normalized, aggregations: [])
+            // The fixed state's own indexes may lack what this query needs: scan it as of its time.
+            let docs = QueryExecutor(query: normalized, state: point.state, readTime: point.readTime ?? point.state.readTime).run()
+            return QueryResult(documents: Self.project(docs, query.projection), readTime: point.readTime ?? point.state.readTime)
+        }
+        let result = try runQuery(query)
+        try recordReads(result.documents, transaction: transaction)
+        return result
+    }
+
     /// Runs count / sum / average aggregations over `query`'s results.
     public func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], readTime: Timestamp? = nil) throws(FirestoreError) -> AggregationResult {
         try AggregationEvaluation.validate(aggregations)

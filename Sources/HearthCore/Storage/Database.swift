@@ -306,6 +306,29 @@ public final class Database: Sendable {
         return id
     }
 
+    /// Where a transaction's query reads: the fixed state (and read time) of a read-only
+    /// transaction, or nil for a read-write one (which reads the present).
+    func queryReadPoint(_ transaction: TransactionID) throws(FirestoreError) -> (state: DatabaseState, readTime: Timestamp?)? {
+        try core.withLock { (core: inout Core) throws(FirestoreError) -> (state: DatabaseState, readTime: Timestamp?)? in
+            guard let txn = core.transactions[transaction] else { throw .invalidTransaction }
+            return txn.mode == .readOnly ? (txn.readState, txn.readTime) : nil
+        }
+    }
+
+    /// Records documents a read-write transaction's query returned, so a change to any of
+    /// them before the commit aborts it (as a document read does).
+    func recordReads(_ documents: [Document], transaction: TransactionID) throws(FirestoreError) {
+        try core.withLock { (core: inout Core) throws(FirestoreError) in
+            guard var txn = core.transactions[transaction] else { throw .invalidTransaction }
+            for doc in documents {
+                let key = DocumentKey(doc.path)
+                if let seen = txn.reads[key], seen != doc.updateTime { throw .contention }
+                txn.reads[key] = .some(doc.updateTime)
+            }
+            core.transactions[transaction] = txn
+        }
+    }
+
     /// Reads a document inside a transaction, recording the version seen.
     public func document(_ path: ResourcePath, transaction: TransactionID) throws(FirestoreError) -> Document? {
         try core.withLock { (core: inout Core) throws(FirestoreError) -> Document? in

@@ -288,7 +288,9 @@ struct DocumentsAPI {
         try o.finish()
         try rules.checkQuery(query, in: db.state())
         let (txn, time) = try readPoint(transaction: transaction, newTransaction: newTransaction, readTime: readTime)
-        let result = try db.runQuery(query, readTime: time)
+        // Inside a transaction the engine reads its consistent view and records the reads.
+        let result: QueryResult
+        if let txn { result = try db.runQuery(query, transaction: txn) } else { result = try db.runQuery(query, readTime: time) }
         var responses: [JSON] = []
         let readTimeJSON = JSON.string(result.readTime.rfc3339)
         if newTransaction != nil, let txn {

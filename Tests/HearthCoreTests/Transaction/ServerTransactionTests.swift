@@ -224,9 +224,41 @@ struct ServerTransactionTests {
         }
         #expect(n == 1020)
     }
+
+    @Test("a query in a read-write transaction records its results: a change to one aborts the commit")
+    func queryReadsAreValidated() throws {
+        try db.commit([.set(testPath("q/a"), testFields(["v": .integer(1)])), .set(testPath("q/b"), testFields(["v": .integer(2)]))])
+        let query = StructuredQuery(collectionID: "q", filter: .field(FieldPath(["v"]), .greaterThan, .integer(0)))
+        let txn = try db.beginTransaction()
+        #expect(try db.runQuery(query, transaction: txn).documents.map(\.id) == ["a", "b"])
+        clock.advance(by: 1)
+        try db.commit([.set(testPath("q/b"), testFields(["v": .integer(3)]))])
+        expectFirestoreError(.aborted) { try db.commit([.set(testPath("q/c"), MapValue())], transaction: txn) }
+        #expect(db.document(testPath("q/c")) == nil)
+        // Untouched results commit fine.
+        let again = try db.beginTransaction()
+        _ = try db.runQuery(query, transaction: again)
+        try db.commit([.set(testPath("q/c"), MapValue())], transaction: again)
+        #expect(db.document(testPath("q/c")) != nil)
+    }
+
+    @Test("a query in a read-only transaction reads its fixed state")
+    func readOnlyQueryReadsItsState() throws {
+        let t1 = try db.commit([.set(testPath("q/a"), testFields(["v": .integer(1)]))]).commitTime
+        clock.advance(by: 1)
+        try db.commit([.set(testPath("q/b"), testFields(["v": .integer(2)]))])
+        let query = StructuredQuery(collectionID: "q", orderBy: [Ordering(FieldPath(["v"]))])
+        let past = try db.beginTransaction(readOnly: true, readTime: t1)
+        #expect(try db.runQuery(query, transaction: past).documents.map(\.id) == ["a"])
+        let now = try db.beginTransaction(readOnly: true)
+        try db.commit([.set(testPath("q/c"), testFields(["v": .integer(0)]))])
+        #expect(try db.runQuery(query, transaction: now).documents.map(\.id) == ["a", "b"])
+        expectFirestoreError(.invalidArgument) { try db.runQuery(query, transaction: TransactionID.random()) }
+    }
 }
 
 /// Errors collected from worker threads.
 private final class FailureLog: Sendable {
     let entries = Mutex<[String]>([])
+
 }
