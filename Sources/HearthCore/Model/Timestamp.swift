@@ -128,7 +128,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.init(seconds: secs, nanos: Int32(nanos))
     }
 
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    /// Division rounding toward −∞ (days before 1970 are negative).
+    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         a >= 0 ? a / b : -((-a + b - 1) / b)
     }
 
@@ -140,8 +141,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
-    // Howard Hinnant's civil-from-days algorithms (proleptic Gregorian calendar).
-    static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+    // Howard Hinnant's civil-from-days algorithms (proleptic Gregorian calendar, UTC), also
+    // used by the rules' timestamp methods.
+    /// Days since 1970-01-01 of a calendar date.
+    public static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = floorDiv(y, 400)
         let yoe = y - era * 400
@@ -150,7 +153,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return era * 146_097 + doe - 719_468
     }
 
-    static func civil(fromDays z0: Int64) -> (Int, Int, Int) {
+    /// The calendar date (year, month, day) of a day number since 1970-01-01.
+    public static func civil(fromDays z0: Int64) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = floorDiv(z, 146_097)
         let doe = z - era * 146_097

@@ -2,29 +2,14 @@ import HearthCore
 
 /// Timestamp and duration built-ins (§8.3–8.4, §9.6–9.7, §21.13). All components are UTC.
 enum TimeMethods {
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { Timestamp.floorDiv(a, b) }
 
-    /// Howard Hinnant's civil-from-days (proleptic Gregorian).
     static func civil(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = floorDiv(z, 146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        let (y, m, d) = Timestamp.civil(fromDays: days)
+        return (Int64(y), Int64(m), Int64(d))
     }
 
-    static func days(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = floorDiv(y, 400)
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
+    static func days(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 { Timestamp.days(fromCivil: year, month, day) }
 
     static func isLeap(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
