@@ -100,7 +100,7 @@ enum ServeCommand {
         let server: EmulatorServer
         // Connections opening with the HTTP/2 preface go to the gRPC front end; it must hear
         // about shutdown itself (it owns those sockets) to send GOAWAY.
-        let http2 = HTTP2Server()
+        let http2 = HTTP2Server(state: state)
         do {
             server = try EmulatorServer(host: host, port: port, state: state, http2: http2)
         } catch {
@@ -116,7 +116,7 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
-        print("hearth serve: Firestore REST API listening on http://\(server.address)")
+        print("hearth serve: Firestore REST and gRPC APIs listening on \(server.address)")
         print("export FIRESTORE_EMULATOR_HOST=\(server.address)")
         fflush(nil)
         if let readyFile {

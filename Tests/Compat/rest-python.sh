@@ -6,17 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-VENV="${HEARTH_COMPAT_VENV:-$ROOT/.build/compat-venv}"
-PINS="google-cloud-firestore==2.34.1 google-api-core==2.44.0 google-auth==2.62.2 proto-plus==1.29.0 protobuf==7.36.2 requests==2.34.2"
-
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import google.cloud.firestore_v1" 2>/dev/null; then
-    if ! python3 -c "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/pip/', timeout=10)" 2>/dev/null; then
-        echo "rest-python: SKIPPED — PyPI is unreachable, so the official client cannot be installed." >&2
-        exit 0
-    fi
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check $PINS
-fi
+CHECK=rest-python
+source Tests/Compat/python-venv.bash  # not *.sh: .ci/run runs every *.sh as a check
 
 # HEARTH_SCRATCH_PATH lets a local run reuse another build directory.
 SCRATCH=()

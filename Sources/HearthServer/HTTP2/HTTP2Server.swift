@@ -19,9 +19,10 @@ public final class HTTP2Server: HTTP2ConnectionHandler {
         self.config = config
     }
 
-    /// The gRPC service as far as it exists: every method answers UNIMPLEMENTED.
-    public convenience init() {
-        self.init(handler: GRPCUnimplementedHandler())
+    /// The gRPC front end of the emulator: `google.firestore.v1.Firestore` over `state`
+    /// (the unary and server-streaming RPCs; everything else answers UNIMPLEMENTED).
+    public convenience init(state: EmulatorState) {
+        self.init(handler: GRPCRouter(services: [FirestoreGRPCService(state: state)]))
     }
 
     public func serve(socket: Int32, initialBytes: [UInt8]) {

@@ -36,8 +36,7 @@ struct RESTRouter {
             return nil
         }
         let path = ResourcePath(segments: segments)
-        let api = DocumentsAPI(state: state, database: database, auth: auth,
-                               rules: try RulesEnforcer(state: state, database: database, auth: auth))
+        let api = DocumentsAPI(service: try DocumentService(state: state, database: database, auth: auth))
         let params = try QueryParameters(request.query)
 
         guard let verb else {

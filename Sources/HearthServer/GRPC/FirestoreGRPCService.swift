@@ -1,0 +1,211 @@
+import HearthCore
+
+/// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
+/// the same `DocumentService` as the REST front end (rules, transactions, paging, admin
+/// checks), with auth from the `authorization` metadata exactly as REST reads its header.
+/// Listen and Write (bidirectional) are not implemented and answer UNIMPLEMENTED.
+struct FirestoreGRPCService: GRPCService {
+    let state: EmulatorState
+    let name = "google.firestore.v1.Firestore"
+
+    func handler(for method: String) -> GRPCHandler? {
+        let rpcs = FirestoreRPCs(state: state)
+        switch method {
+        case "GetDocument": return rpcs.getDocument
+        case "CreateDocument": return rpcs.createDocument
+        case "UpdateDocument": return rpcs.updateDocument
+        case "DeleteDocument": return rpcs.deleteDocument
+        case "ListDocuments": return rpcs.listDocuments
+        case "ListCollectionIds": return rpcs.listCollectionIds
+        case "BatchGetDocuments": return rpcs.batchGetDocuments
+        case "BeginTransaction": return rpcs.beginTransaction
+        case "Commit": return rpcs.commit
+        case "Rollback": return rpcs.rollback
+        case "BatchWrite": return rpcs.batchWrite
+        case "RunQuery": return rpcs.runQuery
+        case "RunAggregationQuery": return rpcs.runAggregationQuery
+        case "PartitionQuery": return rpcs.partitionQuery
+        default: return nil
+        }
+    }
+}
+
+/// The handlers of the Firestore RPCs: decode the request (protobuf), call the
+/// `DocumentService`, send the response message(s).
+struct FirestoreRPCs: Sendable {
+    let state: EmulatorState
+
+    private func service(_ database: DatabaseID, _ call: GRPCServerCall) throws(FirestoreError) -> DocumentService {
+        let auth = try AuthContext.parse(call.request.value("authorization"))
+        return try DocumentService(state: state, database: database, auth: auth)
+    }
+
+    // MARK: Single documents
+
+    func getDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try DocumentRequestMessages.decodeGet(bytes)
+        let (database, path) = try ResourceNameFields.document(req.name, field: "name")
+        var transaction: TransactionID?, readTime: Timestamp?
+        switch req.consistency {
+        case .transaction(let t): transaction = t
+        case .readTime(let t): readTime = t
+        case .current, .newTransaction: break
+        }
+        let doc = try service(database, call).get(path, transaction: transaction, readTime: readTime)
+        var w = ProtoWriter()
+        DocumentMessage.encode(doc, database: database, mask: req.mask, into: &w)
+        try call.send(w.bytes)
+    }
+
+    func createDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try DocumentRequestMessages.decodeCreate(bytes)
+        let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
+        guard !req.collectionID.isEmpty else { throw .invalidArgument("collection_id is required.") }
+        guard let document = req.document else { throw .invalidArgument("document is required.") }
+        guard document.name.isEmpty else {
+            throw .invalidArgument("A document to create must not have a name; the id is given by document_id.")
+        }
+        let doc = try service(database, call).create(collection: parent.appending(req.collectionID), id: req.documentID, fields: document.fields)
+        var w = ProtoWriter()
+        DocumentMessage.encode(doc, database: database, mask: req.mask, into: &w)
+        try call.send(w.bytes)
+    }
+
+    func updateDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try DocumentRequestMessages.decodeUpdate(bytes)
+        guard let document = req.document else { throw .invalidArgument("document is required.") }
+        let (database, path) = try ResourceNameFields.document(document.name, field: "document.name")
+        let doc = try service(database, call).update(path, fields: document.fields, updateMask: req.updateMask, precondition: req.precondition)
+        var w = ProtoWriter()
+        DocumentMessage.encode(doc, database: database, mask: req.mask, into: &w)
+        try call.send(w.bytes)
+    }
+
+    func deleteDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let (name, precondition) = try DocumentRequestMessages.decodeDelete(bytes)
+        let (database, path) = try ResourceNameFields.document(name, field: "name")
+        try service(database, call).delete(path, precondition: precondition)
+        try call.send([])
+    }
+
+    // MARK: Listing
+
+    func listDocuments(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try DocumentRequestMessages.decodeList(bytes)
+        let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
+        let collection: ResourcePath
+        if req.collectionID.isEmpty {
+            // Every root collection, as REST's `documents/` lists them.
+            guard parent.isEmpty else { throw .invalidArgument("collection_id is required under a document parent.") }
+            collection = ResourcePath(segments: [""])
+        } else {
+            collection = parent.appending(req.collectionID)
+        }
+        let svc = try service(database, call)
+        var readTime: Timestamp?
+        switch req.consistency {
+        case .transaction(let t): readTime = try state.transactionReadTime(t, database: database)
+        case .readTime(let t): readTime = t
+        case .current, .newTransaction: break
+        }
+        let (page, next) = try svc.list(collection: collection, showMissing: req.showMissing,
+                                        orderBy: try DocumentService.parseOrderBy(req.orderBy), pageSize: Int(req.pageSize),
+                                        pageToken: req.pageToken, readTime: readTime)
+        try call.send(DocumentRequestMessages.encodeListResponse(page, nextPageToken: next, database: database, mask: req.mask))
+    }
+
+    func listCollectionIds(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try DocumentRequestMessages.decodeListCollectionIds(bytes)
+        let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
+        let (ids, next) = try service(database, call).listCollectionIds(parent: parent, pageSize: Int(req.pageSize),
+                                                                          pageToken: req.pageToken, readTime: req.readTime)
+        try call.send(DocumentRequestMessages.encodeListCollectionIdsResponse(ids, nextPageToken: next))
+    }
+
+    // MARK: Batches and transactions
+
+    func batchGetDocuments(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try ReadRequestMessages.decodeBatchGet(bytes)
+        let database = try ResourceNameFields.database(req.database, field: "database")
+        var paths: [ResourcePath] = []
+        for (i, name) in req.documents.enumerated() {
+            let (db, path) = try ResourceNameFields.document(name, field: "documents[\(i)]")
+            guard db == database else {
+                throw .invalidArgument("Document \"\(name)\" (in documents[\(i)]) is not in the request's database \"\(database.name)\".")
+            }
+            paths.append(path)
+        }
+        let (results, began, readTime) = try service(database, call).batchGet(paths, consistency: req.consistency)
+        var first = true
+        for (path, doc) in results {
+            try call.send(ReadRequestMessages.encodeBatchGetResponse(path: path, document: doc, transaction: first ? began : nil,
+                                                                     readTime: readTime, database: database, mask: req.mask))
+            first = false
+        }
+        if results.isEmpty, let began {
+            try call.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 3, readTime: readTime, readTimeField: 4))
+        }
+    }
+
+    func beginTransaction(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try TransactionMessages.decodeBegin(bytes)
+        let database = try ResourceNameFields.database(req.database, field: "database")
+        let id = try service(database, call).begin(req.mode)
+        try call.send(TransactionMessages.encodeBeginResponse(id))
+    }
+
+    func commit(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try TransactionMessages.decodeCommit(bytes)
+        let result = try service(req.database, call).commit(req.writes, transaction: req.transaction)
+        try call.send(TransactionMessages.encodeCommitResponse(result))
+    }
+
+    func rollback(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let (name, transaction) = try TransactionMessages.decodeRollback(bytes)
+        let database = try ResourceNameFields.database(name, field: "database")
+        try service(database, call).rollback(transaction)
+        try call.send([])
+    }
+
+    func batchWrite(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let (database, writes) = try BatchWriteMessages.decodeRequest(bytes)
+        let outcomes = try service(database, call).batchWrite(writes)
+        try call.send(BatchWriteMessages.encodeResponse(outcomes))
+    }
+
+    // MARK: Queries
+
+    /// One response per document (each with the read time); none → one with only the read
+    /// time; a new transaction's id rides on the first; `skipped_results` on the first
+    /// after an offset.
+    func runQuery(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try ReadRequestMessages.decodeQuery(bytes, aggregation: false)
+        let (result, began) = try service(req.database, call).runQuery(req.query, consistency: req.consistency)
+        var transaction = began
+        // When any document came back, exactly `offset` results were skipped before it.
+        var skipped = result.documents.isEmpty ? 0 : req.query.offset
+        for doc in result.documents {
+            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: doc, transaction: transaction, readTime: result.readTime,
+                                                                     skippedResults: skipped, done: false, database: req.database))
+            transaction = nil
+            skipped = 0
+        }
+        if result.documents.isEmpty {
+            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: nil, transaction: transaction, readTime: result.readTime,
+                                                                     skippedResults: skipped, done: false, database: req.database))
+        }
+    }
+
+    func runAggregationQuery(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let req = try ReadRequestMessages.decodeQuery(bytes, aggregation: true)
+        let (result, began) = try service(req.database, call).runAggregation(req.query, aggregations: req.aggregations, consistency: req.consistency)
+        try call.send(ReadRequestMessages.encodeAggregationResponse(result, aggregations: req.aggregations, transaction: began))
+    }
+
+    /// Zero partitions: an empty response (the whole query is one partition).
+    func partitionQuery(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+        let (database, query, count) = try ReadRequestMessages.decodePartition(bytes)
+        try service(database, call).partitionQuery(query, partitionCount: count)
+        try call.send([])
+    }
+}

@@ -1,0 +1,122 @@
+import HearthCore
+@testable import HearthServer
+
+/// A minimal gRPC client over one HTTP/2 connection (the raw client's frames and the
+/// HPACK encoder), for calling the Firestore RPCs of a loopback server one at a time.
+final class GRPCTestClient {
+    /// What a call came back with.
+    struct Response {
+        var status: Int
+        var message: String
+        var messages: [[UInt8]]
+        /// True when the answer was a single trailers-only HEADERS frame.
+        var trailersOnly: Bool
+        var headers: [HTTP2Header]
+    }
+
+    let raw: RawHTTP2Client
+    let port: Int
+    private var nextStream: UInt32 = 1
+
+    init(port: Int) throws {
+        self.port = port
+        raw = try RawHTTP2Client(port: port)
+        raw.send([HTTP2Frame(streamID: 0, flags: [], payload: .settings([(0x4, 4_194_304), (0x5, 4_194_304)])),
+                  HTTP2Frame(streamID: 0, flags: [], payload: .windowUpdate(4_128_769))], preface: true)
+    }
+
+    /// The request headers of a call to `/google.firestore.v1.Firestore/<method>`.
+    func requestHeaders(_ method: String, authorization: String? = "Bearer owner", timeout: String? = nil,
+                        contentType: String = "application/grpc") -> [HTTP2Header] {
+        var h = [(":path", "/google.firestore.v1.Firestore/\(method)"), (":authority", "127.0.0.1:\(port)"), (":method", "POST"),
+                 (":scheme", "http"), ("content-type", contentType), ("te", "trailers")]
+        if let timeout { h.append(("grpc-timeout", timeout)) }
+        if let authorization { h.append(("authorization", authorization)) }
+        return h.map { HTTP2Header($0.0, $0.1) }
+    }
+
+    /// Opens a stream with `headers`; returns its id.
+    func open(_ headers: [HTTP2Header], endStream: Bool = false) -> UInt32 {
+        let id = nextStream
+        nextStream += 2
+        let block = raw.encoder.encode(headers)
+        raw.send([HTTP2Frame(streamID: id, flags: endStream ? [.endHeaders, .endStream] : .endHeaders, payload: .headers(block: block, priority: nil))])
+        return id
+    }
+
+    /// One call: the request message (a raw body when `body` is given), then the answer.
+    func call(_ method: String, _ request: [UInt8], authorization: String? = "Bearer owner", timeout: String? = nil,
+              body: [UInt8]? = nil) throws -> Response {
+        let id = open(requestHeaders(method, authorization: authorization, timeout: timeout))
+        raw.send([HTTP2Frame(streamID: id, flags: .endStream, payload: .data(body ?? GRPCMessageWriter.frame(request)))])
+        return try response(id)
+    }
+
+    /// Reads the answer of stream `id` up to its END_STREAM.
+    func response(_ id: UInt32) throws -> Response {
+        guard let frames = try raw.read(until: { $0.streamID == id && $0.flags.contains(.endStream) }) else {
+            throw FirestoreError(.unavailable, "connection closed")
+        }
+        var headerBlocks: [[HTTP2Header]] = []
+        var data: [UInt8] = []
+        for f in frames {
+            switch f.payload {
+            case .headers(let block, _):
+                let decoded = try raw.decoder.decode(block)
+                if f.streamID == id { headerBlocks.append(decoded) }
+            case .data(let d) where f.streamID == id: data += d
+            default: break
+            }
+        }
+        let trailers = headerBlocks.last ?? []
+        var reader = GRPCMessageReader()
+        var messages: [[UInt8]] = []
+        if headerBlocks.first?.contains(HTTP2Header("content-type", "application/grpc")) == true {
+            reader.append(data)
+            while let m = try reader.next() { messages.append(m) }
+        }
+        let status = trailers.first { $0.name == "grpc-status" }.flatMap { Int($0.value) } ?? -1
+        let message = trailers.first { $0.name == "grpc-message" }.map { GRPCStatus.percentDecode($0.value) } ?? ""
+        return Response(status: status, message: message, messages: messages, trailersOnly: headerBlocks.count == 1 && messages.isEmpty,
+                        headers: headerBlocks.first ?? [])
+    }
+}
+
+/// Builds request messages for the tests.
+enum TestProto {
+    static func message(_ body: (inout ProtoWriter) -> Void) -> [UInt8] {
+        var w = ProtoWriter()
+        body(&w)
+        return w.bytes
+    }
+
+    static func document(_ name: String, _ fields: [(String, Value)]) -> (inout ProtoWriter) -> Void {
+        { w in
+            if !name.isEmpty { w.writeString(1, name) }
+            for (k, v) in fields { ValueMessage.writeMapEntry(2, k, v, into: &w) }
+        }
+    }
+
+    static func write(_ write: Write, _ database: DatabaseID) -> (inout ProtoWriter) -> Void {
+        { WriteMessage.encode(write, database: database, into: &$0) }
+    }
+
+    static func decodeDocument(_ bytes: [UInt8]) throws -> DocumentMessage.Decoded {
+        var r = ProtoReader(bytes)
+        return try DocumentMessage.decode(&r)
+    }
+
+    /// Every field of a message as (number, raw payload for length-delimited / value).
+    static func fields(_ bytes: [UInt8]) throws -> [(Int, [UInt8], UInt64)] {
+        var r = ProtoReader(bytes)
+        var out: [(Int, [UInt8], UInt64)] = []
+        while let key = try r.next() {
+            switch key.wireType {
+            case .lengthDelimited: out.append((key.number, try r.readBytes(key), 0))
+            case .varint: out.append((key.number, [], try r.readUInt64(key)))
+            default: try r.skip(key)
+            }
+        }
+        return out
+    }
+}
