@@ -174,9 +174,17 @@ def read_only(transaction):
 check("read-only transaction", read_only(ro), 12)
 
 # --- Partitions ----------------------------------------------------------------------
-# (recursive_delete is not checked: its kindless query, `from: [{all_descendants: true}]`
-# without a collection id, is still refused by the query engine.)
 check("partition query", len(list(db.collection_group("posts").get_partitions(3))), 1)
+
+# --- recursive_delete: a kindless query lists the whole subtree ------------------------
+tree = db.collection("trees").document("t1")
+tree.set({"root": True})
+tree.collection("a").document("x").set({"v": 1})
+tree.collection("a").document("x").collection("b").document("y").set({"v": 2})
+tree.collection("c").document("z").set({"v": 3})
+deleted = db.recursive_delete(tree)
+check("recursive_delete count", deleted, 4)
+check("recursive_delete leaves nothing", [d.id for d in db.collection("trees").stream()], [])
 
 if failures:
     print(f"{len(failures)} check(s) failed: {failures}")

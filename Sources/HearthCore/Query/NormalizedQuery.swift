@@ -26,7 +26,7 @@ public struct NormalizedQuery: Sendable {
     public init(_ query: StructuredQuery, database: DatabaseID) throws(FirestoreError) {
         self.query = query
         self.database = database
-        if query.collectionID.isEmpty || query.collectionID.contains("/") {
+        if query.collectionID.contains("/") || (query.collectionID.isEmpty && !query.allDescendants) {
             throw .invalidArgument("Invalid collection ID \"\(query.collectionID)\": collection IDs must be non-empty and must not contain '/'.")
         }
         if query.offset < 0 { throw .invalidArgument("offset must be non-negative, got \(query.offset).") }
@@ -71,6 +71,13 @@ public struct NormalizedQuery: Sendable {
         self.orderBy = order
         self.orderedFields = order.map(\.field).filter { !$0.isDocumentName }
 
+        if query.isKindless {
+            // A query over every collection (what recursive deletes send) may only constrain
+            // and order by the document name, ascending.
+            if leaves.contains(where: { !($0.field?.isDocumentName ?? false) }) || order.contains(where: { !$0.field.isDocumentName || $0.descending }) {
+                throw .invalidArgument("A query without a collection ID (all descendants of \(query.parent.isEmpty ? "the database" : query.parent.description)) can only filter and order on __name__, ascending.")
+            }
+        }
         self.startAt = try query.startAt.map { c throws(FirestoreError) in try Self.prepare(c, order: order, query: query, database: database) }
         self.endAt = try query.endAt.map { c throws(FirestoreError) in try Self.prepare(c, order: order, query: query, database: database) }
         self.disjuncts = try filter.map { f throws(FirestoreError) in try Self.disjunctiveNormalForm(f) } ?? [[]]

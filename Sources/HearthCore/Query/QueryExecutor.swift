@@ -46,7 +46,7 @@ struct QueryExecutor {
         } else {
             var seen = Set<ResourcePath>()
             results = []
-            if readTime == nil {
+            if readTime == nil && !plans.isEmpty {
                 for plan in plans {
                     for doc in scan(plan, limit: nil) where seen.insert(doc.path).inserted { results.append(doc) }
                 }
@@ -120,8 +120,8 @@ struct QueryExecutor {
     func accepts(_ doc: Document) -> Verdict {
         let q = query.query
         if q.allDescendants {
-            guard doc.path.count >= 2, utf8Equal(doc.path.segments[doc.path.count - 2], q.collectionID),
-                  q.parent.isPrefix(of: doc.path) else { return .noMatch }
+            guard doc.path.count > q.parent.count, q.parent.isPrefix(of: doc.path),
+                  q.isKindless || utf8Equal(doc.path.segments[doc.path.count - 2], q.collectionID) else { return .noMatch }
         } else if doc.path.count != collectionPath.count + 1 || !collectionPath.isPrefix(of: doc.path) {
             return .noMatch
         }

@@ -26,8 +26,10 @@ struct QueryPlan {
 }
 
 enum QueryPlanner {
+    /// No plans means: scan (a kindless query spans every collection group).
     static func plans(for query: NormalizedQuery) -> [QueryPlan] {
-        query.disjuncts.map { plan($0, query) }
+        if query.query.isKindless { return [] }
+        return query.disjuncts.map { plan($0, query) }
     }
 
     private static func plan(_ conjunction: [QueryFilter], _ query: NormalizedQuery) -> QueryPlan {

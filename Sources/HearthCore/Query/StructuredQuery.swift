@@ -37,6 +37,10 @@ public struct StructuredQuery: Sendable, Hashable {
         self.findNearest = findNearest
     }
 
+    /// No collection ID with `allDescendants`: every document under `parent`, whatever its
+    /// collection (how the SDKs' recursive delete lists a subtree).
+    public var isKindless: Bool { collectionID.isEmpty && allDescendants }
+
     /// The collection this query reads when it is not a collection-group query.
     public var collectionPath: ResourcePath { parent.appending(collectionID) }
 

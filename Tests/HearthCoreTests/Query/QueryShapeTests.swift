@@ -227,4 +227,19 @@ import Testing
         db.restore(snap)
         #expect(try ids(db, q) == ["doc3", "doc6", "doc1"])
     }
+
+    @Test func kindlessQueriesListASubtree() throws {
+        let db = try makeQueryDatabase(["u/a", "u/a/posts/p1", "u/a/posts/p1/comments/c1", "u/a/likes/l1", "u/b", "u/b/posts/p2", "v/x"].map { ($0, testFields(["v": i(1)])) })
+        // What recursive deletes send: every document under u/a, whatever its collection.
+        let subtree = StructuredQuery(parent: testPath("u/a"), collectionID: "", allDescendants: true)
+        #expect(try db.runQuery(subtree).documents.map(\.path.description) == ["u/a/likes/l1", "u/a/posts/p1", "u/a/posts/p1/comments/c1"])
+        var all = StructuredQuery(collectionID: "", allDescendants: true, orderBy: [asc("__name__")], limit: 3)
+        #expect(try db.runQuery(all).documents.map(\.path.description) == ["u/a", "u/a/likes/l1", "u/a/posts/p1"])
+        all.startAt = Cursor(values: [testReference("u/b")], before: false)
+        #expect(try db.runQuery(all).documents.map(\.path.description) == ["u/b/posts/p2", "v/x"])
+        expectFirestoreError(.invalidArgument, containing: ["can only filter and order on __name__"]) {
+            try db.runQuery(StructuredQuery(collectionID: "", allDescendants: true, filter: field("v", .equal, i(1))))
+        }
+        expectFirestoreError(.invalidArgument) { try db.runQuery(StructuredQuery(collectionID: "")) }
+    }
 }
