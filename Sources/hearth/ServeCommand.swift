@@ -19,6 +19,8 @@ enum ServeCommand {
           --index-mode  what a query missing a composite index does
           --ready-file  write host:port to PATH once listening
           --rules       Firestore security rules enforced for --project (all its databases)
+          --workspace   a project folder: its firestore.rules, firestore.indexes.json and
+                        documents.json (each where present) for --project
 
         With no --seed/--indexes/--rules in a checkout with Seeds/<app>/, every documented app
         is loaded as project demo-<app>, with Rules/<app>.rules when present.
@@ -61,8 +63,23 @@ enum ServeCommand {
             }
             i += 1
         }
-        if workspace != nil {
-            FileHandle.standardError.write(Data("hearth serve: --workspace is not supported yet; ignored.\n".utf8))
+        if let workspace {
+            // A Firebase project folder: its rules, indexes and seed documents, where present,
+            // for --project (explicit flags win).
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: workspace, isDirectory: &isDirectory), isDirectory.boolValue else {
+                return fail("--workspace \(workspace) is not a directory")
+            }
+            func file(_ name: String) -> String? {
+                let path = (workspace as NSString).appendingPathComponent(name)
+                return FileManager.default.fileExists(atPath: path) ? path : nil
+            }
+            rules = rules ?? file("firestore.rules")
+            indexes = indexes ?? file("firestore.indexes.json")
+            seed = seed ?? file("documents.json")
+            if rules == nil && indexes == nil && seed == nil {
+                return fail("--workspace \(workspace) has none of firestore.rules, firestore.indexes.json, documents.json")
+            }
         }
         var configuration: IndexConfiguration?
         if let indexes {
