@@ -1,9 +1,11 @@
 """Drives `hearth serve` with the official google-cloud-firestore client over gRPC
 (FIRESTORE_EMULATOR_HOST) and checks every answer: CRUD, queries (filters, order, limit,
 cursors, collection groups), aggregations, transactions (a conflict and its retry), get_all,
-list_documents, collections() and batch writes. Exits non-zero on any mismatch."""
+list_documents, collections(), batch writes and on_snapshot watches (Listen) on a document
+and a query through a scripted series of writes. Exits non-zero on any mismatch."""
 import sys
 import threading
+import time
 
 from google.api_core import exceptions
 from google.cloud import firestore
@@ -185,6 +187,67 @@ tree.collection("c").document("z").set({"v": 3})
 deleted = db.recursive_delete(tree)
 check("recursive_delete count", deleted, 4)
 check("recursive_delete leaves nothing", [d.id for d in db.collection("trees").stream()], [])
+
+# --- on_snapshot (Listen) ------------------------------------------------------------
+class Recorder:
+    """Collects on_snapshot callbacks: (sorted [(id, data)], [(change type, id)])."""
+
+    def __init__(self):
+        self.calls = []
+        self.arrived = threading.Event()
+        self.lock = threading.Lock()
+
+    def __call__(self, docs, changes, read_time):
+        entry = (sorted((d.id, d.to_dict()) for d in docs if d.exists),
+                 sorted((c.type.name, c.document.id) for c in changes))
+        with self.lock:
+            self.calls.append(entry)
+        self.arrived.set()
+
+    def wait_for(self, n, timeout=10.0):
+        """The n-th callback (1-based), or a timeout marker."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.lock:
+                if len(self.calls) >= n:
+                    return self.calls[n - 1]
+                self.arrived.clear()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self.arrived.wait(remaining):
+                with self.lock:
+                    return self.calls[n - 1] if len(self.calls) >= n else f"timeout ({len(self.calls)} callbacks)"
+
+
+watched = db.collection("watchdocs").document("w1")
+doc_watch = Recorder()
+doc_watcher = watched.on_snapshot(doc_watch)
+check("doc watch: missing document", doc_watch.wait_for(1), ([], []))
+watched.set({"v": 1})
+check("doc watch: created", doc_watch.wait_for(2), ([("w1", {"v": 1})], [("ADDED", "w1")]))
+watched.update({"v": 2})
+check("doc watch: modified", doc_watch.wait_for(3), ([("w1", {"v": 2})], [("MODIFIED", "w1")]))
+watched.delete()
+check("doc watch: deleted", doc_watch.wait_for(4), ([], [("REMOVED", "w1")]))
+doc_watcher.unsubscribe()
+
+wq = db.collection("watchq")
+wq.document("q1").set({"v": 10})
+wq.document("q2").set({"v": 5})
+query_watch = Recorder()
+query_watcher = wq.where(filter=FieldFilter("v", ">=", 10)).on_snapshot(query_watch)
+check("query watch: initial", query_watch.wait_for(1), ([("q1", {"v": 10})], [("ADDED", "q1")]))
+wq.document("q2").set({"v": 20})
+check("query watch: enters", query_watch.wait_for(2), ([("q1", {"v": 10}), ("q2", {"v": 20})], [("ADDED", "q2")]))
+wq.document("q2").update({"v": 21})
+check("query watch: modified", query_watch.wait_for(3), ([("q1", {"v": 10}), ("q2", {"v": 21})], [("MODIFIED", "q2")]))
+wq.document("q1").set({"v": 1})
+check("query watch: leaves", query_watch.wait_for(4), ([("q2", {"v": 21})], [("REMOVED", "q1")]))
+wq.document("q2").delete()
+check("query watch: deleted", query_watch.wait_for(5), ([], [("REMOVED", "q2")]))
+wq.document("q3").set({"v": 3})  # outside the query: no callback
+wq.document("q4").set({"v": 40})
+check("query watch: unrelated write skipped", query_watch.wait_for(6), ([("q4", {"v": 40})], [("ADDED", "q4")]))
+query_watcher.unsubscribe()
 
 if failures:
     print(f"{len(failures)} check(s) failed: {failures}")

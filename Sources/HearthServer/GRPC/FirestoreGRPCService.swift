@@ -3,7 +3,8 @@ import HearthCore
 /// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
 /// the same `DocumentService` as the REST front end (rules, transactions, paging, admin
 /// checks), with auth from the `authorization` metadata exactly as REST reads its header.
-/// Listen and Write (bidirectional) are not implemented and answer UNIMPLEMENTED.
+/// Listen (bidirectional) runs a `ListenSession` per stream; Write is not implemented and
+/// answers UNIMPLEMENTED.
 struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
@@ -25,6 +26,13 @@ struct FirestoreGRPCService: GRPCService {
         case "RunQuery": return rpcs.runQuery
         case "RunAggregationQuery": return rpcs.runAggregationQuery
         case "PartitionQuery": return rpcs.partitionQuery
+        default: return nil
+        }
+    }
+
+    func streamHandler(for method: String) -> GRPCStreamHandler? {
+        switch method {
+        case "Listen": return { [state] call in ListenSession.start(state: state, call: call) }
         default: return nil
         }
     }

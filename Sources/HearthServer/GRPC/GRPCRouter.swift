@@ -7,7 +7,9 @@ import Synchronization
 /// trailers-only UNIMPLEMENTED), reassembles the request message, runs the handler on a
 /// worker thread and ends the call with `grpc-status` (FirestoreError codes are gRPC codes).
 /// A `grpc-timeout` ends the call with DEADLINE_EXCEEDED when it passes; a stream reset
-/// cancels it. Unary and server-streaming calls take exactly one request message.
+/// cancels it. Unary and server-streaming calls take exactly one request message;
+/// bidirectional calls hand every request message to their `GRPCInboundStream` as it
+/// arrives.
 struct GRPCRouter: HTTP2StreamHandler {
     let services: [any GRPCService]
     let maxMessageSize: Int
@@ -28,6 +30,19 @@ struct GRPCRouter: HTTP2StreamHandler {
         guard request.method == "POST" else {
             call.finish(.unimplemented, message: "gRPC requires POST, got \(request.method).")
             return DiscardingReceiver()
+        }
+        if let streamHandler = streamHandler(for: request.path) {
+            if let timeout = request.value("grpc-timeout") {
+                guard let duration = GRPCTimeout.parse(timeout) else {
+                    call.finish(.internal, message: "Invalid grpc-timeout \"\(timeout)\".")
+                    return DiscardingReceiver()
+                }
+                Self.scheduleDeadline(duration, for: call)
+            }
+            let receiver = StreamReceiver(call: call, inbound: streamHandler(call),
+                                          reader: GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: request.value("grpc-encoding")))
+            if endStream { receiver.received([], endStream: true) }
+            return receiver
         }
         guard let handler = handler(for: request.path) else {
             call.finish(.unimplemented, message: "Method not found: \(request.path)")
@@ -52,6 +67,14 @@ struct GRPCRouter: HTTP2StreamHandler {
         guard parts.count == 3, parts[0].isEmpty else { return nil }
         guard let service = services.first(where: { $0.name == parts[1] }) else { return nil }
         return service.handler(for: String(parts[2]))
+    }
+
+    /// The bidirectional handler of `/{service}/{method}`, if any.
+    func streamHandler(for path: String) -> GRPCStreamHandler? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].isEmpty else { return nil }
+        guard let service = services.first(where: { $0.name == parts[1] }) else { return nil }
+        return service.streamHandler(for: String(parts[2]))
     }
 
     /// Ends the call with DEADLINE_EXCEEDED once `duration` has passed (deadlines beyond
@@ -120,6 +143,44 @@ struct GRPCRouter: HTTP2StreamHandler {
                 }
             }
             if !started { call.finish(.resourceExhausted, message: "The server could not start a thread for this call.") }
+        }
+    }
+
+    /// Splits a bidirectional call's request body into messages and hands each to the
+    /// handler's inbound stream as it completes; a framing error ends the call with its
+    /// status and cancels the stream.
+    final class StreamReceiver: HTTP2RequestBodyReceiver {
+        let call: GRPCServerCall
+        let inbound: any GRPCInboundStream
+        private var reader: GRPCMessageReader
+        private var done = false
+
+        init(call: GRPCServerCall, inbound: any GRPCInboundStream, reader: GRPCMessageReader) {
+            self.call = call
+            self.inbound = inbound
+            self.reader = reader
+        }
+
+        func received(_ data: [UInt8], endStream: Bool) {
+            guard !done else { return }
+            reader.append(data)
+            do throws(FirestoreError) {
+                while let m = try reader.next() { inbound.received(m) }
+                if endStream {
+                    if reader.hasPartialMessage { throw FirestoreError(.invalidArgument, "The request ended inside a gRPC message.") }
+                    done = true
+                    inbound.inputEnded()
+                }
+            } catch {
+                done = true
+                call.finish(error)
+                inbound.cancelled()
+            }
+        }
+
+        func reset(_ code: HTTP2ErrorCode) {
+            call.cancel()
+            inbound.cancelled()
         }
     }
 }

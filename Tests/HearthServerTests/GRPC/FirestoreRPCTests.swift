@@ -253,8 +253,8 @@ import Testing
 
     @Test func errorsAuthRulesUnknownMethodsAndDeadlines() throws {
         try withClient { client, state in
-            // Listen and Write are not served: UNIMPLEMENTED, trailers-only.
-            for method in ["Listen", "Write", "Nope"] {
+            // Write is not served: UNIMPLEMENTED, trailers-only.
+            for method in ["Write", "Nope"] {
                 let r = try client.call(method, [])
                 #expect(r.status == 12 && r.trailersOnly)
             }

@@ -1,0 +1,292 @@
+import Foundation
+import HearthCore
+import Testing
+@testable import HearthServer
+
+/// The gRPC Listen stream over loopback (wire-protocol §6): the initial sequence of a
+/// query and of a document target, changes after commits, remove_target, resume tokens,
+/// bad targets, rules denials and malformed requests, and the engine listeners released
+/// when the stream ends.
+@Suite struct ListenRPCTests {
+    static let db = FirestoreRPCTests.db
+    static let root = FirestoreRPCTests.root
+    static func name(_ p: String) -> String { FirestoreRPCTests.name(p) }
+    static func path(_ p: String) -> ResourcePath { FirestoreRPCTests.path(p) }
+
+    /// One decoded ListenResponse.
+    enum Response: Hashable {
+        case target(type: UInt64, ids: [Int32], cause: Int?, token: [UInt8], readTime: Timestamp?)
+        case change(name: String, ids: [Int32], removed: [Int32], updateTime: Timestamp?)
+        case delete(name: String, removed: [Int32])
+        case remove(name: String, removed: [Int32])
+
+        static func decode(_ bytes: [UInt8]) throws -> Response {
+            var r = ProtoReader(bytes)
+            guard let key = try r.next() else { throw FirestoreError(.internal, "empty ListenResponse") }
+            var sub = try r.readMessage(key)
+            var ids: [Int32] = [], removed: [Int32] = [], name = "", type: UInt64 = 0, cause: Int?, token: [UInt8] = []
+            var readTime: Timestamp?, updateTime: Timestamp?
+            while let k = try sub.next() {
+                switch (key.number, k.number) {
+                case (2, 1): type = try sub.readUInt64(k)
+                case (2, 2), (3, 5): try sub.readRepeatedInt32(k, into: &ids)
+                case (2, 3):
+                    var status = try sub.readMessage(k)
+                    cause = 0
+                    while let s = try status.next() { if s.number == 1 { cause = Int(try status.readInt32(s)) } else { try status.skip(s) } }
+                case (2, 4): token = try sub.readBytes(k)
+                case (2, 6):
+                    var t = try sub.readMessage(k)
+                    readTime = try WellKnownMessages.decodeTimestamp(&t)
+                case (3, 1):
+                    var d = try sub.readMessage(k)
+                    let doc = try DocumentMessage.decode(&d)
+                    name = doc.name
+                    updateTime = doc.updateTime
+                case (3, 6), (4, 6), (6, 2): try sub.readRepeatedInt32(k, into: &removed)
+                case (4, 1), (6, 1): name = try sub.readString(k)
+                default: try sub.skip(k)
+                }
+            }
+            switch key.number {
+            case 2: return .target(type: type, ids: ids, cause: cause, token: token, readTime: readTime)
+            case 3: return .change(name: name, ids: ids, removed: removed, updateTime: updateTime)
+            case 4: return .delete(name: name, removed: removed)
+            default: return .remove(name: name, removed: removed)
+            }
+        }
+
+        /// A NO_CHANGE with empty target ids (the global consistent snapshot marker).
+        var globalReadTime: Timestamp? {
+            if case .target(0, [], nil, let token, let t?) = self, !token.isEmpty { return t }
+            return nil
+        }
+    }
+
+    func next(_ stream: GRPCTestStream, _ count: Int) throws -> [Response] {
+        let messages = try stream.next(count)
+        #expect(messages.count == count, "status \(String(describing: stream.status)) \(stream.statusMessage)")
+        return try messages.map(Response.decode)
+    }
+
+    /// A server with the gRPC front end and a client for unary calls.
+    func withServer(_ body: (Int, GRPCTestClient, EmulatorState) throws -> Void) throws {
+        let state = EmulatorState()
+        let h2 = HTTP2Server(state: state)
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state, http2: h2)
+        defer { server.stop(); h2.stop() }
+        try body(server.port, try GRPCTestClient(port: server.port), state)
+    }
+
+    func commit(_ client: GRPCTestClient, _ writes: [Write]) throws -> Timestamp {
+        let r = try FirestoreRPCTests().commit(client, writes)
+        #expect(r.status == 0, "\(r.message)")
+        var reader = ProtoReader(r.messages[0])
+        while let k = try reader.next() {
+            if k.number == 2 { var t = try reader.readMessage(k); return try WellKnownMessages.decodeTimestamp(&t) }
+            try reader.skip(k)
+        }
+        throw FirestoreError(.internal, "no commit_time")
+    }
+
+    static func user(_ id: String, _ age: Int) -> Write {
+        .set(path("users/\(id)"), MapValue([("name", .string(id)), ("age", .integer(Int64(age)))]))
+    }
+
+    /// ListenRequest{database, add_target{query: users where age > 30, target_id}}.
+    static func addQuery(_ id: Int32, resumeToken: [UInt8]? = nil, parent: String = root) -> [UInt8] {
+        TestProto.message { w in
+            w.writeString(1, db.name)
+            w.writeMessage(2) { t in
+                t.writeMessage(2) { q in
+                    q.writeString(1, parent)
+                    q.writeMessage(2) { s in
+                        s.writeMessage(2) { $0.writeString(2, "users") }
+                        s.writeMessage(3) { f in
+                            f.writeMessage(2) { ff in
+                                ff.writeMessage(1) { $0.writeString(2, "age") }
+                                ff.writeUInt64(2, 3)  // GREATER_THAN
+                                ff.writeMessage(3) { $0.writeInt64(2, 30) }
+                            }
+                        }
+                    }
+                }
+                if let resumeToken { t.writeBytes(4, resumeToken) }
+                t.writeInt32(5, id)
+            }
+        }
+    }
+
+    static func addDocuments(_ id: Int32, _ names: [String]) -> [UInt8] {
+        TestProto.message { w in
+            w.writeString(1, db.name)
+            w.writeMessage(2) { t in
+                t.writeMessage(3) { d in for n in names { d.writeString(2, n) } }
+                t.writeInt32(5, id)
+            }
+        }
+    }
+
+    static func removeTarget(_ id: Int32) -> [UInt8] {
+        TestProto.message { w in w.writeString(1, db.name); w.writeInt32(3, id) }
+    }
+
+    /// Polls until the database has `count` listen targets (the stream's end releases them).
+    func waitForTargets(_ state: EmulatorState, _ count: Int) -> Bool {
+        for _ in 0..<200 {
+            if state.database(Self.db).listenTargetCount == count { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    @Test func queryTargetInitialSnapshotChangesAndRemove() throws {
+        try withServer { port, client, state in
+            let seeded = try commit(client, [Self.user("ada", 36), Self.user("bob", 25), Self.user("cy", 41)])
+            let stream = try GRPCTestStream(port: port, method: "Listen")
+            stream.send(Self.addQuery(7))
+            let initial = try next(stream, 5)
+            #expect(initial[0] == .target(type: 1, ids: [7], cause: nil, token: [], readTime: nil))
+            #expect(initial[1] == .change(name: Self.name("users/ada"), ids: [7], removed: [], updateTime: seeded))
+            #expect(initial[2] == .change(name: Self.name("users/cy"), ids: [7], removed: [], updateTime: seeded))
+            guard case .target(3, [7], nil, let token, seeded?) = initial[3] else { Issue.record("not CURRENT: \(initial[3])"); return }
+            #expect(!token.isEmpty)
+            #expect(initial[4].globalReadTime == seeded)
+            #expect(state.database(Self.db).listenTargetCount == 1)
+
+            // bob enters, ada leaves (still exists), cy is deleted: one commit each.
+            let t1 = try commit(client, [Self.user("bob", 50)])
+            let c1 = try next(stream, 2)
+            #expect(c1[0] == .change(name: Self.name("users/bob"), ids: [7], removed: [], updateTime: t1))
+            #expect(c1[1].globalReadTime == t1)
+            let t2 = try commit(client, [Self.user("ada", 20)])
+            let c2 = try next(stream, 2)
+            #expect(c2[0] == .remove(name: Self.name("users/ada"), removed: [7]))
+            #expect(c2[1].globalReadTime == t2)
+            let t3 = try commit(client, [.delete(Self.path("users/cy"))])
+            let c3 = try next(stream, 2)
+            #expect(c3[0] == .delete(name: Self.name("users/cy"), removed: [7]))
+            #expect(c3[1].globalReadTime == t3)
+            // A commit that does not touch the result sends nothing: the next message is
+            // the answer to remove_target, a REMOVE without a cause.
+            _ = try commit(client, [Self.user("dee", 10)])
+            stream.send(Self.removeTarget(7))
+            #expect(try next(stream, 1) == [.target(type: 2, ids: [7], cause: nil, token: [], readTime: nil)])
+            #expect(waitForTargets(state, 0))
+            // The stream stays usable: the same id again, now with bob only.
+            stream.send(Self.addQuery(7))
+            let again = try next(stream, 4)
+            #expect(again[0] == .target(type: 1, ids: [7], cause: nil, token: [], readTime: nil))
+            #expect(again[1] == .change(name: Self.name("users/bob"), ids: [7], removed: [], updateTime: t1))
+            // Half-close ends the call OK and releases the target.
+            stream.halfClose()
+            #expect(try stream.finalStatus() == 0)
+            #expect(waitForTargets(state, 0))
+        }
+    }
+
+    @Test func documentTargetForAMissingDocumentAndMultipleTargets() throws {
+        try withServer { port, client, state in
+            let stream = try GRPCTestStream(port: port, method: "Listen")
+            stream.send(Self.addDocuments(2, [Self.name("users/nobody")]))
+            let initial = try next(stream, 3)
+            #expect(initial[0] == .target(type: 1, ids: [2], cause: nil, token: [], readTime: nil))
+            guard case .target(3, [2], nil, _, _) = initial[1] else { Issue.record("not CURRENT: \(initial[1])"); return }
+            #expect(initial[2].globalReadTime != nil)
+
+            // A second target on the same stream.
+            stream.send(Self.addQuery(4))
+            let second = try next(stream, 3)
+            #expect(second[0] == .target(type: 1, ids: [4], cause: nil, token: [], readTime: nil))
+
+            // Creating the document: both targets see it, then one NO_CHANGE for the commit.
+            let created = try commit(client, [.set(Self.path("users/nobody"), MapValue([("age", .integer(99))]))])
+            let c1 = try next(stream, 3)
+            let changes = Set(c1.prefix(2).compactMap { r -> Int32? in
+                if case .change(Self.name("users/nobody"), let ids, [], created) = r, ids.count == 1 { return ids[0] }
+                return nil
+            })
+            #expect(changes == [2, 4])
+            #expect(c1[2].globalReadTime == created)
+            let deleted = try commit(client, [.delete(Self.path("users/nobody"))])
+            let c2 = try next(stream, 3)
+            #expect(Set(c2.prefix(2)) == [.delete(name: Self.name("users/nobody"), removed: [2]), .delete(name: Self.name("users/nobody"), removed: [4])])
+            #expect(c2[2].globalReadTime == deleted)
+            #expect(state.database(Self.db).listenTargetCount == 2)
+            // A reset (the Python client's unsubscribe) releases both targets.
+            stream.cancel()
+            #expect(waitForTargets(state, 0))
+        }
+    }
+
+    @Test func resumeTokenSendsOnlyChangesAndAnUnknownTokenResets() throws {
+        try withServer { port, client, _ in
+            _ = try commit(client, [Self.user("ada", 36), Self.user("cy", 41)])
+            let first = try GRPCTestStream(port: port, method: "Listen")
+            first.send(Self.addQuery(1))
+            let initial = try next(first, 5)
+            guard case .target(3, _, _, let token, _) = initial[3] else { Issue.record("not CURRENT"); return }
+            first.cancel()
+            let changed = try commit(client, [Self.user("cy", 42), .delete(Self.path("users/ada"))])
+
+            let resumed = try GRPCTestStream(port: port, method: "Listen")
+            resumed.send(Self.addQuery(1, resumeToken: token))
+            let delta = try next(resumed, 5)
+            #expect(delta[0] == .target(type: 1, ids: [1], cause: nil, token: [], readTime: nil))
+            #expect(delta[1] == .change(name: Self.name("users/cy"), ids: [1], removed: [], updateTime: changed))
+            #expect(delta[2] == .delete(name: Self.name("users/ada"), removed: [1]))
+            guard case .target(3, [1], nil, _, _) = delta[3] else { Issue.record("not CURRENT: \(delta[3])"); return }
+            #expect(delta[4].globalReadTime == changed)
+
+            let reset = try GRPCTestStream(port: port, method: "Listen")
+            reset.send(Self.addQuery(1, resumeToken: Array("dDE=".utf8)))
+            let full = try next(reset, 5)
+            #expect(full[1] == .target(type: 4, ids: [1], cause: nil, token: [], readTime: nil))
+            #expect(full[2] == .change(name: Self.name("users/cy"), ids: [1], removed: [], updateTime: changed))
+            #expect(full[4].globalReadTime == changed)
+        }
+    }
+
+    @Test func badTargetsDenialsAndMalformedRequests() throws {
+        try withServer { port, _, state in
+            // A target in another database, and a query without structured_query: REMOVE
+            // with an INVALID_ARGUMENT cause; the stream goes on.
+            let stream = try GRPCTestStream(port: port, method: "Listen")
+            stream.send(Self.addDocuments(3, ["projects/other/databases/(default)/documents/users/a"]))
+            #expect(try next(stream, 1) == [.target(type: 2, ids: [3], cause: 3, token: [], readTime: nil)])
+            stream.send(TestProto.message { w in
+                w.writeString(1, Self.db.name)
+                w.writeMessage(2) { t in t.writeMessage(2) { $0.writeString(1, Self.root) }; t.writeInt32(5, 5) }
+            })
+            #expect(try next(stream, 1) == [.target(type: 2, ids: [5], cause: 3, token: [], readTime: nil)])
+            // Removing a target that is not there is reported on it.
+            stream.send(Self.removeTarget(9))
+            #expect(try next(stream, 1) == [.target(type: 2, ids: [9], cause: 3, token: [], readTime: nil)])
+
+            // Rules deny the query for a signed-in user: REMOVE with PERMISSION_DENIED.
+            let rules = try ProjectRules(ProjectRules.File(name: "t.rules", content: """
+                rules_version = '2';
+                service cloud.firestore { match /databases/{db}/documents { match /open/{id} { allow read: if true; } } }
+                """))
+            state.rules.set(rules, forProject: Self.db.project)
+            let user = try GRPCTestStream(port: port, method: "Listen", authorization: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSJ9.")
+            user.send(Self.addQuery(20601))
+            #expect(try next(user, 1) == [.target(type: 2, ids: [20601], cause: 7, token: [], readTime: nil)])
+            user.send(Self.addDocuments(2, [Self.name("open/x")]))
+            #expect(try next(user, 3)[0] == .target(type: 1, ids: [2], cause: nil, token: [], readTime: nil))
+
+            // Malformed protobuf ends the stream with INVALID_ARGUMENT, as does a request
+            // without a target change or a duplicate target id.
+            stream.sendRaw(GRPCMessageWriter.frame([0x0a, 0x05, 0x61]))
+            #expect(try stream.finalStatus() == 3)
+            let empty = try GRPCTestStream(port: port, method: "Listen")
+            empty.send(TestProto.message { $0.writeString(1, Self.db.name) })
+            #expect(try empty.finalStatus() == 3)
+            let duplicate = try GRPCTestStream(port: port, method: "Listen", authorization: "Bearer owner")
+            duplicate.send(Self.addDocuments(1, [Self.name("a/b")]))
+            duplicate.send(Self.addDocuments(1, [Self.name("a/c")]))
+            #expect(try duplicate.finalStatus() == 3)
+            #expect(waitForTargets(state, 1))  // the user's open/x target
+        }
+    }
+}
