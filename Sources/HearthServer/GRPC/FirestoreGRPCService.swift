@@ -3,8 +3,8 @@ import HearthCore
 /// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
 /// the same `DocumentService` as the REST front end (rules, transactions, paging, admin
 /// checks), with auth from the `authorization` metadata exactly as REST reads its header.
-/// Listen (bidirectional) runs a `ListenSession` per stream; Write is not implemented and
-/// answers UNIMPLEMENTED.
+/// The bidirectional streams run a session each: `ListenSession` for Listen,
+/// `WriteSession` for Write.
 struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
@@ -33,6 +33,7 @@ struct FirestoreGRPCService: GRPCService {
     func streamHandler(for method: String) -> GRPCStreamHandler? {
         switch method {
         case "Listen": return { [state] call in ListenSession.start(state: state, call: call) }
+        case "Write": return { [state] call in WriteSession.start(state: state, call: call) }
         default: return nil
         }
     }

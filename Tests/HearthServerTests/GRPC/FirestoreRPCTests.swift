@@ -253,8 +253,8 @@ import Testing
 
     @Test func errorsAuthRulesUnknownMethodsAndDeadlines() throws {
         try withClient { client, state in
-            // Write is not served: UNIMPLEMENTED, trailers-only.
-            for method in ["Write", "Nope"] {
+            // Methods that are not served: UNIMPLEMENTED, trailers-only.
+            for method in ["WriteStream", "Nope"] {
                 let r = try client.call(method, [])
                 #expect(r.status == 12 && r.trailersOnly)
             }

@@ -41,13 +41,13 @@ final class RawHTTP2Client {
 /// End to end over loopback: `EmulatorServer` with the HTTP/2 front end installed
 /// answers a call to a method it does not serve with a trailers-only UNIMPLEMENTED naming it.
 @Suite struct GRPCLoopbackTests {
-    @Test func writeIsAnsweredUnimplemented() throws {
+    @Test func unknownMethodIsAnsweredUnimplemented() throws {
         let h2 = HTTP2Server(state: EmulatorState())
         let server = try EmulatorServer(host: "127.0.0.1", port: 0, http2: h2)
         defer { server.stop(); h2.stop() }
         let client = try RawHTTP2Client(port: server.port)
         let block = client.encoder.encode(headers([
-            (":path", "/google.firestore.v1.Firestore/Write"), (":authority", "127.0.0.1:\(server.port)"),
+            (":path", "/google.firestore.v1.Firestore/Nope"), (":authority", "127.0.0.1:\(server.port)"),
             (":method", "POST"), (":scheme", "http"), ("content-type", "application/grpc"), ("te", "trailers"),
             ("grpc-timeout", "60100m"), ("authorization", "Bearer owner"),
         ]))
@@ -73,7 +73,7 @@ final class RawHTTP2Client {
         #expect(fields.contains(HTTP2Header("content-type", "application/grpc")))
         #expect(fields.contains(HTTP2Header("grpc-status", "12")))
         let message = fields.first { $0.name == "grpc-message" }.map { GRPCStatus.percentDecode($0.value) }
-        #expect(message == "Method not found: /google.firestore.v1.Firestore/Write")
+        #expect(message == "Method not found: /google.firestore.v1.Firestore/Nope")
 
         // PING on the same connection is answered.
         client.send([HTTP2Frame(streamID: 0, flags: [], payload: .ping([1, 2, 3, 4, 5, 6, 7, 8]))])
