@@ -37,49 +37,25 @@ struct AccessControl: Sendable {
         return AccessControl(rules: copy, principal: principal)
     }
 
-    /// The rules to apply and the caller's identity, or nil when nothing is checked.
-    private var enforced: (program: RulesProgram, auth: RulesAuth?)? {
+    /// The checks for `database`, or nil when nothing is checked.
+    private func checks(for database: Database) -> RulesChecks? {
         guard case .user(let auth) = principal, let program = rules.current else { return nil }
-        return (program, auth)
+        return RulesChecks(program: program, auth: auth, database: database.id)
     }
 
     /// `allow get` for a document read.
     func checkGet(_ path: ResourcePath, in database: Database) throws(FirestoreError) {
-        guard let (program, auth) = enforced else { return }
-        let state = database.state()
-        let decision = program.evaluate(
-            RulesRequest(method: .get, path: path, database: database.id.database, auth: auth, time: database.clock.now()),
-            data: StateDataSource(state: state))
-        if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
+        try checks(for: database)?.checkGet(path, in: database.state(), time: database.clock.now())
     }
 
     /// `allow list` for a query, proved from its constraints (rules are not filters).
     func checkQuery(_ query: StructuredQuery, in database: Database) throws(FirestoreError) {
-        guard let (program, auth) = enforced else { return }
-        let decision = program.allowsQuery(query, database: database.id.database, auth: auth, time: database.clock.now(),
-                                           data: StateDataSource(state: database.state()))
-        if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
+        try checks(for: database)?.checkQuery(query, in: database.state(), time: database.clock.now())
     }
 
     /// The commit-time check: create / update / delete rules for every written document,
     /// with `getAfter()` seeing the commit's result; one denial refuses the whole commit.
     func commitAuthorizer(for database: Database) -> Database.CommitAuthorizer? {
-        guard let (program, auth) = enforced else { return nil }
-        let name = database.id.database
-        return { (before: DatabaseState, time: HearthCore.Timestamp, after: [(path: ResourcePath, document: HearthCore.Document?)]) throws(FirestoreError) in
-            let writes = after.map { RulesWrite(path: $0.path, newData: $0.document?.fields) }
-            let decision = program.evaluateBatch(writes, database: name, auth: auth, time: time, data: StateDataSource(state: before))
-            if let denial = decision.firstDenial { throw FirestoreError(.permissionDenied, denial.denialMessage) }
-        }
-    }
-}
-
-/// The rules engine reads documents (`get()`, `exists()`, `resource`) from one state.
-private struct StateDataSource: RulesDataSource {
-    let state: DatabaseState
-
-    func document(at path: ResourcePath, database: String) -> Document? {
-        guard database == state.database.database, path.isDocument else { return nil }
-        return state.document(path)
+        checks(for: database)?.commitAuthorizer()
     }
 }

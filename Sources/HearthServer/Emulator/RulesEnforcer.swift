@@ -11,9 +11,7 @@ struct RulesEnforcer {
     let database: DatabaseID
     let clock: EmulatorClock
     /// nil: nothing is checked (owner, or no rules for the project).
-    private let program: RulesProgram?
-    private let coverage: RulesCoverage?
-    private let auth: RulesAuth?
+    private let checks: RulesChecks?
 
     /// Throws the compile failure when the project's stored rules do not compile (the
     /// official emulator then answers every request of the project, the owner's too, with it).
@@ -22,61 +20,24 @@ struct RulesEnforcer {
         self.clock = state.clock
         let rules = state.rules.rules(forProject: database.project)
         if let failure = rules?.compileFailure { throw failure }
-        if auth.isAdmin || rules == nil {
-            program = nil
-            coverage = nil
-        } else {
-            program = rules?.program
-            coverage = rules?.coverage
-        }
-        self.auth = auth.rulesAuth
+        if auth.isAdmin { checks = nil; return }
+        checks = rules?.program.map { RulesChecks(program: $0, auth: auth.rulesAuth, database: database, coverage: rules?.coverage) }
     }
 
     /// Whether requests are checked at all.
-    var isEnforcing: Bool { program != nil }
+    var isEnforcing: Bool { checks != nil }
 
     /// `allow get` for reading the document at `path`, with `state` as the data the rules
     /// see (`resource`, `get()`); `readTime` reads a past version of it.
     func checkGet(_ path: ResourcePath, in state: DatabaseState, readTime: Timestamp? = nil) throws(FirestoreError) {
-        guard let program else { return }
-        let decision = program.evaluate(
-            RulesRequest(method: .get, path: path, database: database.database, auth: auth, time: clock.now()),
-            data: StateDataSource(state: state, readTime: readTime), coverage: coverage)
-        if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
+        try checks?.checkGet(path, in: state, readTime: readTime, time: clock.now())
     }
 
-    /// `allow list` for a query (also an aggregation's query, or a listing), proved from its
-    /// constraints.
+    /// `allow list` for a query (also an aggregation's query, or a listing).
     func checkQuery(_ query: StructuredQuery, in state: DatabaseState) throws(FirestoreError) {
-        guard let program else { return }
-        let decision = program.allowsQuery(query, database: database.database, auth: auth, time: clock.now(),
-                                           data: StateDataSource(state: state, readTime: nil), coverage: coverage)
-        if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
+        try checks?.checkQuery(query, in: state, time: clock.now())
     }
 
-    /// The commit-time check: create / update / delete rules for every written document
-    /// (verify-only writes are left out by the engine); one denial refuses the whole commit.
-    func commitAuthorizer() -> Database.CommitAuthorizer? {
-        guard let program else { return nil }
-        let (name, auth, coverage) = (database.database, auth, coverage)
-        return { (before: DatabaseState, time: Timestamp, after: [(path: ResourcePath, document: Document?)]) throws(FirestoreError) in
-            let writes = after.map { RulesWrite(path: $0.path, newData: $0.document?.fields) }
-            let decision = program.evaluateBatch(writes, database: name, auth: auth, time: time,
-                                                 data: StateDataSource(state: before, readTime: nil), coverage: coverage)
-            if let denial = decision.firstDenial { throw FirestoreError(.permissionDenied, denial.denialMessage) }
-        }
-    }
-}
-
-/// The rules engine reads documents (`get()`, `exists()`, `resource`) from one state of
-/// one database, optionally as of a read time.
-private struct StateDataSource: RulesDataSource {
-    let state: DatabaseState
-    let readTime: Timestamp?
-
-    func document(at path: ResourcePath, database: String) -> Document? {
-        guard database == state.database.database, path.isDocument else { return nil }
-        if let readTime { return state.document(path, at: readTime) }
-        return state.document(path)
-    }
+    /// The commit-time check (nil when nothing is checked).
+    func commitAuthorizer() -> Database.CommitAuthorizer? { checks?.commitAuthorizer() }
 }
