@@ -315,6 +315,12 @@ public final class Database: Sendable {
         }
     }
 
+    /// The read time a transaction's reads use: a read-only transaction's fixed time, nil
+    /// for a read-write one (it reads the present). Throws for an unknown or ended one.
+    public func readTime(of transaction: TransactionID) throws(FirestoreError) -> Timestamp? {
+        try queryReadPoint(transaction).map { $0.readTime ?? $0.state.readTime }
+    }
+
     /// Records documents a read-write transaction's query returned, so a change to any of
     /// them before the commit aborts it (as a document read does).
     func recordReads(_ documents: [Document], transaction: TransactionID) throws(FirestoreError) {

@@ -194,26 +194,18 @@ struct DocumentService {
     /// BeginTransaction.
     func begin(_ mode: TransactionMode) throws(FirestoreError) -> TransactionID {
         switch mode {
-        case .readWrite:
-            let id = try db.beginTransaction(readOnly: false)
-            state.beganTransaction(id, database: database, readTime: nil)
-            return id
-        case .readOnly(let readTime):
-            let id = try db.beginTransaction(readOnly: true, readTime: readTime)
-            state.beganTransaction(id, database: database, readTime: readTime ?? db.state().readTime)
-            return id
+        case .readWrite: return try db.beginTransaction(readOnly: false)
+        case .readOnly(let readTime): return try db.beginTransaction(readOnly: true, readTime: readTime)
         }
     }
 
     /// Commit: atomic, optionally ending a transaction (ABORTED on conflict).
     func commit(_ writes: [Write], transaction: TransactionID?) throws(FirestoreError) -> CommitResult {
-        if let transaction { state.endedTransaction(transaction, database: database) }
-        return try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
+        try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
     }
 
     /// Rollback.
     func rollback(_ transaction: TransactionID) throws(FirestoreError) {
-        state.endedTransaction(transaction, database: database)
         try db.rollback(transaction)
     }
 
@@ -262,10 +254,10 @@ struct DocumentService {
         switch consistency {
         case .current: return (nil, nil, nil)
         case .readTime(let t): return (nil, nil, t)
-        case .transaction(let id): return (id, nil, try state.transactionReadTime(id, database: database))
+        case .transaction(let id): return (id, nil, try db.readTime(of: id))
         case .newTransaction(let mode):
             let id = try begin(mode)
-            return (id, id, try state.transactionReadTime(id, database: database))
+            return (id, id, try db.readTime(of: id))
         }
     }
 

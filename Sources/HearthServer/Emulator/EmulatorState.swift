@@ -3,16 +3,14 @@ import HearthCore
 import Synchronization
 
 /// Everything the emulator process keeps besides the documents themselves: the databases
-/// (created on first use with the configured indexes), the clock, the transactions begun
-/// over REST (so queries in a read-only transaction read at its time), named snapshots and
-/// the security rules of each project.
+/// (created on first use with the configured indexes), the clock, named snapshots and the
+/// security rules of each project. (Transactions live in the engine's databases.)
 public final class EmulatorState: Sendable {
     public let clock: EmulatorClock
     public let registry: DatabaseRegistry
     /// Security rules per project (all databases of a project share them).
     public let rules = RulesRegistry()
     private let indexSetup: Mutex<IndexSetup>
-    private let transactions = Mutex<[TransactionKey: Timestamp?]>([:])
     private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
 
@@ -21,11 +19,6 @@ public final class EmulatorState: Sendable {
         var mode: IndexMode?
         var perProject: [String: IndexConfiguration] = [:]
         var configured: Set<DatabaseID> = []
-    }
-
-    struct TransactionKey: Hashable {
-        let database: DatabaseID
-        let bytes: Data
     }
 
     /// - Parameters:
@@ -57,26 +50,6 @@ public final class EmulatorState: Sendable {
         return db
     }
 
-    // MARK: Transactions
-
-    func beganTransaction(_ id: TransactionID, database: DatabaseID, readTime: Timestamp?) {
-        transactions.withLock { $0[TransactionKey(database: database, bytes: id.bytes)] = .some(readTime) }
-    }
-
-    /// The read time of a read-only transaction (nil: read the current state). Throws for
-    /// an unknown or finished transaction.
-    func transactionReadTime(_ id: TransactionID, database: DatabaseID) throws(FirestoreError) -> Timestamp? {
-        let entry = transactions.withLock { $0[TransactionKey(database: database, bytes: id.bytes)] }
-        guard let entry else {
-            throw FirestoreError(.invalidArgument, "The referenced transaction has expired or is no longer valid.")
-        }
-        return entry
-    }
-
-    func endedTransaction(_ id: TransactionID, database: DatabaseID) {
-        _ = transactions.withLock { $0.removeValue(forKey: TransactionKey(database: database, bytes: id.bytes)) }
-    }
-
     // MARK: Snapshots
 
     /// Captures a database; returns the snapshot's id.
@@ -97,7 +70,6 @@ public final class EmulatorState: Sendable {
             throw FirestoreError(.invalidArgument, "Snapshot \"\(name)\" was taken of \(source.name), not \(id.name).")
         }
         database(id).restore(snapshot)
-        transactions.withLock { $0 = $0.filter { $0.key.database != id } }
     }
 
     /// Deletes every document of a database (or of the subtree at `path`), as one commit
@@ -106,7 +78,6 @@ public final class EmulatorState: Sendable {
         let db = database(id)
         if path.isEmpty {
             db.restore(Database(id: id, clock: clock).snapshot())
-            transactions.withLock { $0 = $0.filter { $0.key.database != id } }
             return
         }
         let doomed = db.state().allDocuments().filter { path.isPrefix(of: $0.path) }.map(\.path)

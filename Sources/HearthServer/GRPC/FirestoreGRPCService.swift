@@ -113,7 +113,7 @@ struct FirestoreRPCs: Sendable {
         let svc = try service(database, call)
         var readTime: Timestamp?
         switch req.consistency {
-        case .transaction(let t): readTime = try state.transactionReadTime(t, database: database)
+        case .transaction(let t): readTime = try state.database(database).readTime(of: t)
         case .readTime(let t): readTime = t
         case .current, .newTransaction: break
         }

@@ -312,7 +312,7 @@ struct DocumentsAPI {
     private func readTimeParameter(_ params: QueryParameters) throws(FirestoreError) -> Timestamp? {
         if let t = params.first("transaction") {
             guard let bytes = ProtoJSON.decodeBase64(t) else { throw .invalidArgument("Invalid transaction: not base64.") }
-            return try service.state.transactionReadTime(TransactionID(bytes: bytes), database: database)
+            return try service.db.readTime(of: TransactionID(bytes: bytes))
         }
         return try params.timestamp("readTime")
     }
