@@ -38,9 +38,8 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     let state: EmulatorState
     let call: GRPCServerCall
 
-    // The queue, shared with the connection thread and the engine's sinks.
-    private let condition = NSCondition()
-    private var events: [Event] = []
+    /// Shared with the connection thread and the engine's sinks.
+    private let events = GRPCEventQueue<Event>()
 
     // Worker thread only.
     private var database: DatabaseID?
@@ -70,35 +69,21 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     func inputEnded() { enqueue(.inputEnded) }
     func cancelled() { enqueue(.cancelled) }
 
-    private func enqueue(_ event: Event) {
-        condition.lock()
-        events.append(event)
-        condition.signal()
-        condition.unlock()
-    }
+    private func enqueue(_ event: Event) { events.append(event) }
 
     // MARK: Worker
 
     private func run() {
         defer { stopAll() }
         while !finished {
-            condition.lock()
-            while events.isEmpty && !call.isEnded && call.stream.isOpen {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.5))
-            }
-            var batch = events
-            events.removeAll()
-            condition.unlock()
+            var batch = events.next(whileOpen: call)
             guard !batch.isEmpty else { return }  // the call ended with nothing left to do
             if let database, batch.contains(where: { if case .snapshot = $0 { true } else { false } }) {
                 // The engine publishes a commit's snapshots under its lock: taking it once
                 // waits out a commit still handing them over, so its targets' changes
                 // share one NO_CHANGE.
                 _ = state.database(database).state()
-                condition.lock()
-                batch += events
-                events.removeAll()
-                condition.unlock()
+                batch += events.drain()
             }
             do throws(FirestoreError) {
                 try process(batch)

@@ -23,9 +23,8 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     let state: EmulatorState
     let call: GRPCServerCall
 
-    // The queue, shared with the connection thread.
-    private let condition = NSCondition()
-    private var events: [Event] = []
+    /// Shared with the connection thread.
+    private let events = GRPCEventQueue<Event>()
 
     // Worker thread only.
     private var service: DocumentService?
@@ -53,24 +52,13 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     func inputEnded() { enqueue(.inputEnded) }
     func cancelled() { enqueue(.cancelled) }
 
-    private func enqueue(_ event: Event) {
-        condition.lock()
-        events.append(event)
-        condition.signal()
-        condition.unlock()
-    }
+    private func enqueue(_ event: Event) { events.append(event) }
 
     // MARK: Worker
 
     private func run() {
         while !finished {
-            condition.lock()
-            while events.isEmpty && !call.isEnded && call.stream.isOpen {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.5))
-            }
-            let batch = events
-            events.removeAll()
-            condition.unlock()
+            let batch = events.next(whileOpen: call)
             guard !batch.isEmpty else { return }  // the call ended with nothing left to do
             do throws(FirestoreError) {
                 for event in batch where !finished { try handle(event) }
