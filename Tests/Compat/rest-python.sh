@@ -9,24 +9,9 @@ ROOT=$(pwd)
 CHECK=rest-python
 source Tests/Compat/python-venv.bash  # not *.sh: .ci/run runs every *.sh as a check
 
-# HEARTH_SCRATCH_PATH lets a local run reuse another build directory.
-SCRATCH=()
-[ -n "${HEARTH_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$HEARTH_SCRATCH_PATH")
-swift build "${SCRATCH[@]}" --product hearth
-WORK=$(mktemp -d)
-READY="$WORK/ready"
-swift run "${SCRATCH[@]}" --skip-build hearth serve --port 0 --ready-file "$READY" > "$WORK/serve.log" 2>&1 &
-SERVER=$!
 OFFICIAL=""
-cleanup() {
-    kill "$SERVER" 2>/dev/null || true
-    [ -n "$OFFICIAL" ] && kill "$OFFICIAL" 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-for _ in $(seq 1 100); do [ -s "$READY" ] && break; sleep 0.1; done
-[ -s "$READY" ] || { echo "rest-python: hearth serve did not start"; cat "$WORK/serve.log"; exit 1; }
-HOST=$(cat "$READY")
+extra_cleanup() { [ -n "$OFFICIAL" ] && kill "$OFFICIAL" 2>/dev/null || true; }
+source Tests/Compat/hearth-server.bash
 echo "== hearth serve at $HOST"
 "$VENV/bin/python" Tests/Compat/rest_client_check.py "$HOST"
 
@@ -40,7 +25,5 @@ if command -v gcloud >/dev/null 2>&1; then
 else
     echo "rest-python: gcloud not installed; skipping the comparison with the official emulator."
 fi
-# POST /shutdown ends the server cleanly.
-curl -sf -X POST "http://$HOST/shutdown" >/dev/null
-wait "$SERVER"
+stop_hearth
 echo "rest-python: passed"
