@@ -10,7 +10,7 @@ enum AggregationEvaluation {
         var aliases = Set<String>()
         for a in aggregations {
             if !distinct.contains(a.kind) { distinct.append(a.kind) }
-            if !aliases.insert(a.alias).inserted { throw .invalidArgument("Duplicate aggregation alias '\(a.alias)'.") }
+            if !aliases.insert(a.alias).inserted { throw .invalidArgument("Aggregation aliases contain duplicate alias: \(a.alias).") }
             if case .count(let upTo?) = a.kind, upTo < 0 {
                 throw .invalidArgument("count.up_to must be non-negative, got \(upTo).")
             }

@@ -52,7 +52,7 @@ extension Database {
     /// Runs count / sum / average aggregations over `query`'s results.
     public func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], readTime: Timestamp? = nil) throws(FirestoreError) -> AggregationResult {
         try AggregationEvaluation.validate(aggregations)
-        let normalized = try NormalizedQuery(query, database: id)
+        let normalized = try NormalizedQuery(query, database: id, aggregatedFields: aggregations.compactMap(\.field))
         try checkIndexes(normalized, aggregations: aggregations)
         // A count with `up_to` needs no more documents than that.
         var limit = query.limit

@@ -1,13 +1,19 @@
 /// A validated query in the form the planner, the executor and the index analysis work on:
 /// production's checks applied with its messages, the normalised order (explicit order-bys,
-/// then inequality fields, then `__name__`) and the filter in disjunctive normal form.
+/// then inequality fields, then summed or averaged fields, then `__name__`) and the filter in
+/// disjunctive normal form.
 public struct NormalizedQuery: Sendable {
     public let query: StructuredQuery
     public let database: DatabaseID
     /// The filter with document-name operands made comparable (see `queryPlaceholder`).
     public let filter: QueryFilter?
-    /// Explicit order-bys, then the inequality fields not already ordered (by field path),
-    /// then `__name__`; implicit entries take the last explicit direction.
+    /// Explicit order-bys, then the inequality fields not already ordered (by field path), then
+    /// the fields of the sum/average aggregations run over the query (by field path), then
+    /// `__name__`; implicit entries take the last explicit direction. Aggregated fields order
+    /// the documents like inequality fields do (so a limit keeps the smallest values, and
+    /// documents lacking one are left out), as the official emulator was observed to do;
+    /// with a cursor they are left out of the order, the cursor being positioned against the
+    /// query's own order.
     public let orderBy: [Ordering]
     /// The filter as an OR of ANDs, with `in` and `array-contains-any` expanded to one
     /// disjunct per value (production's disjunction count). `[[]]` when there is no filter.
@@ -23,7 +29,7 @@ public struct NormalizedQuery: Sendable {
     public static let maxNotInValues = 10
     public static let maxInequalityFields = 10
 
-    public init(_ query: StructuredQuery, database: DatabaseID) throws(FirestoreError) {
+    public init(_ query: StructuredQuery, database: DatabaseID, aggregatedFields: [FieldPath] = []) throws(FirestoreError) {
         self.query = query
         self.database = database
         if query.collectionID.contains("/") || (query.collectionID.isEmpty && !query.allDescendants) {
@@ -66,6 +72,12 @@ public struct NormalizedQuery: Sendable {
         for f in inequality.sorted() where !seen.contains(f) && !f.isDocumentName {
             order.append(Ordering(f, descending: direction))
             seen.insert(f)
+        }
+        if query.startAt == nil && query.endAt == nil {
+            for f in aggregatedFields.sorted() where !seen.contains(f) && !f.isDocumentName {
+                order.append(Ordering(f, descending: direction))
+                seen.insert(f)
+            }
         }
         if !seen.contains(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
         self.orderBy = order

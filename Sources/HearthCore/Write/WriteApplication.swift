@@ -50,6 +50,11 @@ extension Write {
                 throw FirestoreError(.failedPrecondition,
                     "The document \(database.resourceName(path)) does not exist, so it does not have the required update time \(expected.rfc3339).")
             }
+            if expected > current.updateTime {
+                // Production answers a required time later than the stored one as a bad request.
+                throw FirestoreError(.invalidArgument,
+                    "The required update time \(expected.rfc3339) of \(database.resourceName(path)) is later than its last update at \(current.updateTime.rfc3339).")
+            }
             if current.updateTime != expected {
                 throw FirestoreError(.failedPrecondition,
                     "The document \(database.resourceName(path)) was updated at \(current.updateTime.rfc3339), which does not match the required update time \(expected.rfc3339).")

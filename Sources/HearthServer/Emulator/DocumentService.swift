@@ -162,8 +162,10 @@ struct DocumentService {
 
     // MARK: Batches and transactions
 
-    /// BatchGetDocuments: one result per distinct path (first occurrence order), the
-    /// transaction a `newTransaction` began, and the read time. One denied document fails
+    /// BatchGetDocuments: one result per distinct path — the found documents first, then the
+    /// missing ones, each in first-occurrence order, as production streams them (the Python
+    /// client's system tests rely on it; the official emulator answers in request order) —
+    /// the transaction a `newTransaction` began, and the read time. One denied document fails
     /// the whole request (as on the official emulator).
     func batchGet(_ paths: [ResourcePath], consistency: Consistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
         var readTime: Timestamp?
@@ -188,7 +190,8 @@ struct DocumentService {
             else { doc = s.document(path) }
             results.append((path, doc))
         }
-        return (results, began, readTime ?? s.readTime)
+        let found = results.filter { $0.1 != nil }
+        return (found + results.filter { $0.1 == nil }, began, readTime ?? s.readTime)
     }
 
     /// BeginTransaction.

@@ -45,6 +45,36 @@ import Testing
         #expect(try run(db, testQuery("n", orderBy: [asc("v")], startAt: Cursor(values: [.integer(2)], before: true)), [sum("v")]) == ["s": .integer(6)])
     }
 
+    // Observed on the official emulator (and relied on by the Python client's system tests):
+    // summed/averaged fields order the documents like inequality fields, after explicit
+    // order-bys and inequality fields, by field path — so a limit keeps the smallest values
+    // and documents lacking the field are left out before the limit.
+    @Test func aggregatedFieldsOrderTheDocumentsALimitKeeps() throws {
+        var docs: [(String, MapValue)] = []
+        for (n, (a, z)) in [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)].enumerated() {
+            docs.append(("n/x\(n)", testFields(["a": .integer(Int64(a)), "z": .integer(Int64(z))])))
+        }
+        docs.append(("n/lacking", testFields(["b": .integer(7)])))
+        let db = try makeQueryDatabase(docs)
+        #expect(try run(db, testQuery("n", limit: 2), [sum("z")]) == ["s": .integer(3)])
+        #expect(try run(db, testQuery("n", limit: 2), [avg("z")]) == ["a": .double(1.5)])
+        #expect(try run(db, testQuery("n", limit: 2), [sum("z", "sz"), sum("a", "sa")]) == ["sa": .integer(3), "sz": .integer(9)])
+        #expect(try run(db, testQuery("n", where: field("z", .greaterThan, .integer(0)), limit: 2), [sum("a", "sa"), sum("z", "sz")])
+                == ["sa": .integer(9), "sz": .integer(3)])
+        #expect(try run(db, testQuery("n", orderBy: [desc("a")], limit: 2), [sum("z")]) == ["s": .integer(3)])
+        #expect(try run(db, testQuery("n", limit: 6), [count, sum("a")]) == ["c": .integer(5), "s": .integer(15)])
+    }
+
+    @Test func aliasesMustBeDistinctAndPresent() {
+        let db = try! makeQueryDatabase([])
+        expectFirestoreError(.invalidArgument, message: "Aggregation aliases contain duplicate alias: s.") {
+            _ = try run(db, testQuery("n"), [sum("a"), sum("b")])
+        }
+        expectFirestoreError(.invalidArgument, message: "Aggregations can not be empty.") {
+            _ = try run(db, testQuery("n"), [])
+        }
+    }
+
     @Test func integerOverflowIsJudgedOnTheFinalResult() throws {
         let max = Int64.max
         let over = try makeQueryDatabase([("o/1", testFields(["v": .integer(max)])), ("o/2", testFields(["v": .integer(max)]))])

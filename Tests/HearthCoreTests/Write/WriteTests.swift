@@ -178,6 +178,12 @@ struct WriteTests {
             try db.commit([Write(path: testPath("c/nope"), operation: .set(MapValue()), precondition: .updateTime(t1))])
         }
         #expect(fields("c/d") == testFields(["v": .integer(2)]))
+        // A required time later than the stored one is a bad request (production, and the
+        // Python client's system tests).
+        let later = Timestamp(seconds: t2.seconds + 3600, nanos: t2.nanos)
+        expectFirestoreError(.invalidArgument, containing: [testResourceName("c/d"), later.rfc3339, t2.rfc3339]) {
+            try db.commit([.delete(testPath("c/d"), precondition: .updateTime(later))])
+        }
         try db.commit([.delete(testPath("c/d"), precondition: .updateTime(t2))])
         #expect(db.document(testPath("c/d")) == nil)
     }
