@@ -28,7 +28,10 @@ public enum AuthContext: Sendable, Equatable {
             // The official emulator answers these with 500 UNKNOWN and no message.
             throw FirestoreError(.unknown, "")
         }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        var trimmed = Substring(parts[1])
+        while let c = trimmed.first, c == " " || c == "\t" { trimmed.removeFirst() }
+        while let c = trimmed.last, c == " " || c == "\t" { trimmed.removeLast() }
+        let token = String(trimmed)
         if token == "owner" { return .admin }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 2 || segments.count == 3,

@@ -67,6 +67,12 @@ enum GRPCMessageWriter {
     static func frame(_ message: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(message.count + 5)
+        frame(message, into: &out)
+        return out
+    }
+
+    /// Appends the length-prefixed `message` to `out`.
+    static func frame(_ message: [UInt8], into out: inout [UInt8]) {
         out.append(0)
         let n = UInt32(message.count)
         out.append(UInt8(n >> 24))
@@ -74,6 +80,5 @@ enum GRPCMessageWriter {
         out.append(UInt8((n >> 8) & 0xFF))
         out.append(UInt8(n & 0xFF))
         out.append(contentsOf: message)
-        return out
     }
 }

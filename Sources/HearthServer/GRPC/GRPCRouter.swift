@@ -5,7 +5,7 @@ import Synchronization
 /// The gRPC front end over HTTP/2: checks that a request is gRPC (`content-type:
 /// application/grpc…`, POST), finds the method (`/{service}/{method}`; unknown ones get a
 /// trailers-only UNIMPLEMENTED), reassembles the request message, runs the handler on a
-/// worker thread and ends the call with `grpc-status` (FirestoreError codes are gRPC codes).
+/// thread of `WorkerPool.calls` and ends the call with `grpc-status` (FirestoreError codes are gRPC codes).
 /// A `grpc-timeout` ends the call with DEADLINE_EXCEEDED when it passes; a stream reset
 /// cancels it. Unary and server-streaming calls take exactly one request message;
 /// bidirectional calls hand every request message to their `GRPCInboundStream` as it
@@ -80,12 +80,8 @@ struct GRPCRouter: HTTP2StreamHandler {
     /// Ends the call with DEADLINE_EXCEEDED once `duration` has passed (deadlines beyond
     /// a day are left to the client).
     static func scheduleDeadline(_ duration: Duration, for call: GRPCServerCall) {
-        let (seconds, attoseconds) = duration.components
-        guard seconds < 86_400 else { return }
-        let nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) { [weak call] in
-            call?.finish(.deadlineExceeded, message: "Deadline Exceeded")
-        }
+        guard duration.components.seconds < 86_400 else { return }
+        call.expire(after: duration)
     }
 
     /// Drops the body of a request already answered.
@@ -133,7 +129,7 @@ struct GRPCRouter: HTTP2StreamHandler {
 
         private func dispatch(_ message: [UInt8]) {
             let (call, handler) = (call, handler)
-            let started = ThreadSpawner.spawn(stackSize: 8 << 20) {
+            let started = WorkerPool.calls.run {
                 guard !call.isEnded else { return }
                 do throws(FirestoreError) {
                     try handler(message, call)

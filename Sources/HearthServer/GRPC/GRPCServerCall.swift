@@ -8,6 +8,11 @@ import Synchronization
 /// ended (finished, deadline passed, stream reset by the client) further sends throw
 /// CANCELLED and further ends are ignored, so a handler still running never writes to a
 /// dead stream.
+///
+/// Messages are buffered and leave together — when the buffer passes `flushThreshold`, on
+/// `flush()`, and at the end — so a streamed result is a few large DATA frames and socket
+/// writes rather than one per message, and a unary answer (headers, message, trailers) is
+/// one write. Calls that answer over time (Listen, Write) flush after each batch of work.
 final class GRPCServerCall: Sendable {
     let stream: HTTP2ServerStream
     /// Request metadata (the HTTP/2 request headers).
@@ -17,10 +22,16 @@ final class GRPCServerCall: Sendable {
     /// Queued response bytes above which `send` waits for the client to read (flow control
     /// back-pressure for long streams).
     static let maxQueuedBytes = 4 << 20
+    /// Buffered message bytes that are handed to the stream without waiting for a flush.
+    static let flushThreshold = 32 << 10
 
     private struct Progress {
         var headersSent = false
         var ended = false
+        /// Framed messages not yet handed to the stream.
+        var buffer: [UInt8] = []
+        /// Registered with `GRPCDeadlines`.
+        var watched = false
     }
 
     init(stream: HTTP2ServerStream, request: HTTP2RequestHeaders) {
@@ -28,47 +39,79 @@ final class GRPCServerCall: Sendable {
         self.request = request
     }
 
+    /// Ends the call with DEADLINE_EXCEEDED when `duration` has passed, unless it has
+    /// ended by then.
+    func expire(after duration: Duration) {
+        let register = progress.withLock { p -> Bool in
+            guard !p.ended else { return false }
+            p.watched = true
+            return true
+        }
+        if register { GRPCDeadlines.shared.watch(self, for: duration) }
+    }
+
     /// Whether the call has ended (answered, expired or reset).
     var isEnded: Bool { progress.withLock { $0.ended } }
 
-    /// Sends one response message.
+    /// Queues one response message (sent at the latest by the next `flush` or the end).
     func send(_ message: [UInt8]) throws(FirestoreError) {
         while stream.queuedBytes > Self.maxQueuedBytes && !isEnded && stream.isOpen {
             usleep(1000)
         }
         let sent = progress.withLock { p -> Bool in
             guard !p.ended else { return false }
-            do {
-                if !p.headersSent {
-                    try stream.sendHeaders(GRPCStatus.responseHeaders)
-                    p.headersSent = true
-                }
-                try stream.sendData(GRPCMessageWriter.frame(message))
-                return true
-            } catch {
-                p.ended = true
-                return false
-            }
+            GRPCMessageWriter.frame(message, into: &p.buffer)
+            return p.buffer.count < Self.flushThreshold || Self.write(&p, to: stream, trailers: nil)
         }
         if !sent { throw FirestoreError(.cancelled, "The call was cancelled.") }
     }
 
+    /// Hands the buffered messages to the stream.
+    func flush() {
+        progress.withLock { p in
+            guard !p.ended, !p.buffer.isEmpty else { return }
+            _ = Self.write(&p, to: stream, trailers: nil)
+        }
+    }
+
     /// Ends the call with a status (no-op when it has already ended).
     func finish(_ code: FirestoreError.Code, message: String = "") {
-        progress.withLock { p in
-            guard !p.ended else { return }
-            p.ended = true
-            if p.headersSent {
-                try? stream.sendTrailers(GRPCStatus.trailers(code, message: message))
+        let watched = progress.withLock { p -> Bool in
+            guard !p.ended else { return false }
+            if p.headersSent || !p.buffer.isEmpty {
+                _ = Self.write(&p, to: stream, trailers: GRPCStatus.trailers(code, message: message))
             } else {
                 try? stream.sendHeaders(GRPCStatus.trailersOnly(code, message: message), endStream: true)
             }
+            p.ended = true
+            return p.watched
         }
+        if watched { GRPCDeadlines.shared.forget(self) }
     }
 
     /// Ends the call with an error's code and message.
     func finish(_ error: FirestoreError) { finish(error.code, message: error.message) }
 
     /// The client reset the stream: nothing more is sent.
-    func cancel() { progress.withLock { $0.ended = true } }
+    func cancel() {
+        let watched = progress.withLock { p -> Bool in
+            defer { p.ended = true }
+            return !p.ended && p.watched
+        }
+        if watched { GRPCDeadlines.shared.forget(self) }
+    }
+
+    /// Writes the headers (the first time), the buffer and optionally the trailers in one
+    /// step; false (and the call ended) when the stream is gone.
+    private static func write(_ p: inout Progress, to stream: HTTP2ServerStream, trailers: [HTTP2Header]?) -> Bool {
+        do {
+            try stream.send(headers: p.headersSent ? nil : GRPCStatus.responseHeaders, data: p.buffer, trailers: trailers)
+            p.headersSent = true
+            p.buffer.removeAll(keepingCapacity: true)
+            return true
+        } catch {
+            p.ended = true
+            return false
+        }
+    }
 }

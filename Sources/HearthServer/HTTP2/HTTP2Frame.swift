@@ -4,6 +4,22 @@ struct HTTP2Frame: Sendable, Equatable {
     enum FrameType: UInt8, Sendable {
         case data = 0x0, headers = 0x1, priority = 0x2, rstStream = 0x3, settings = 0x4,
              pushPromise = 0x5, ping = 0x6, goAway = 0x7, windowUpdate = 0x8, continuation = 0x9
+
+        /// The RFC 9113 name, for error messages.
+        var name: String {
+            switch self {
+            case .data: "DATA"
+            case .headers: "HEADERS"
+            case .priority: "PRIORITY"
+            case .rstStream: "RST_STREAM"
+            case .settings: "SETTINGS"
+            case .pushPromise: "PUSH_PROMISE"
+            case .ping: "PING"
+            case .goAway: "GOAWAY"
+            case .windowUpdate: "WINDOW_UPDATE"
+            case .continuation: "CONTINUATION"
+            }
+        }
     }
 
     /// Frame flags; which are meaningful depends on the type.

@@ -56,7 +56,7 @@ struct HTTP2FrameParser: Sendable {
         guard let known = HTTP2Frame.FrameType(rawValue: type) else {
             return HTTP2Frame(streamID: streamID, flags: flags, payload: .unknown(type: type, payload: payload))
         }
-        let name = "\(known)".uppercased()
+        let name = known.name
         func requireStream() throws(HTTP2ProtocolViolation) {
             if streamID == 0 { throw .connection(.protocolError, "\(name) frame on stream 0") }
         }

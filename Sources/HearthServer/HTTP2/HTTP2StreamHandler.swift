@@ -49,6 +49,16 @@ final class HTTP2ServerStream: Sendable {
         try sendHeaders(headers, endStream: true)
     }
 
+    /// Sends response headers (when given), body bytes (when any) and trailers (when given,
+    /// ending the stream) in one step, so they leave in one write to the socket.
+    func send(headers: [HTTP2Header]?, data: [UInt8], trailers: [HTTP2Header]?) throws(HTTP2ConnectionState.SendError) {
+        try connection.perform { (state: inout HTTP2ConnectionState) throws(HTTP2ConnectionState.SendError) in
+            if let headers { try state.sendHeaders(id, headers, endStream: false) }
+            if !data.isEmpty { try state.sendData(id, data, endStream: false) }
+            if let trailers { try state.sendHeaders(id, trailers, endStream: true) }
+        }
+    }
+
     /// Resets the stream.
     func reset(_ code: HTTP2ErrorCode = .cancel) {
         connection.perform { (state: inout HTTP2ConnectionState) in state.reset(id, code) }

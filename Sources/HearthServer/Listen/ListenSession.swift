@@ -87,6 +87,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             }
             do throws(FirestoreError) {
                 try process(batch)
+                call.flush()
             } catch {
                 call.finish(error)
                 return

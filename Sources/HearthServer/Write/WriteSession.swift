@@ -62,6 +62,7 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
             guard !batch.isEmpty else { return }  // the call ended with nothing left to do
             do throws(FirestoreError) {
                 for event in batch where !finished { try handle(event) }
+                call.flush()
             } catch {
                 finished = true
                 call.finish(error)
