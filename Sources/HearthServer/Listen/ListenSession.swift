@@ -7,7 +7,8 @@ import HearthCore
 ///
 /// Requests, the end of input and every snapshot the engine hands over (under its commit
 /// lock, so only queued here) go through one FIFO queue; the worker sends, for a new
-/// target, ADD (RESET when a resume cannot be answered exactly) → DocumentChanges →
+/// target, ADD (RESET when a resume cannot be answered exactly) → DocumentChanges (the
+/// exact delta for a resume, then an ExistenceFilter when the client sent expected_count) →
 /// CURRENT, for a commit DocumentChange / DocumentDelete / DocumentRemove, and after the
 /// snapshots of one read time the global NO_CHANGE with that read time and a resume token.
 /// A target that fails validation or the security rules is answered with REMOVE carrying
@@ -32,6 +33,8 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         let resumeRequested: Bool
         /// The read time to resume from, when the request carried one we can read.
         let resumeFrom: Timestamp?
+        /// The client's document count for a resumed target: answered with an ExistenceFilter.
+        let expectedCount: Int32?
         let once: Bool
     }
 
@@ -183,7 +186,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             let resumeFrom = spec.readTime ?? spec.resumeToken.flatMap(ListenResumeToken.decode)
             targets[id] = ActiveTarget(registration: registration, generation: generation, target: target,
                                        resumeRequested: spec.readTime != nil || !(spec.resumeToken ?? []).isEmpty,
-                                       resumeFrom: resumeFrom, once: spec.once)
+                                       resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
         } catch {
             try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id], cause: error))
         }
@@ -222,6 +225,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             }
             for path in previous.keys.sorted(by: { $0.description < $1.description }) where !present.contains(path) {
                 try sendGone(path, from: id, readTime: snapshot.readTime, database: database)
+            }
+            if target.expectedCount != nil {
+                // As production: the count after the delta, so a client whose cache went
+                // wrong resets the target.
+                try call.send(ListenMessages.encodeExistenceFilter(targetID: id, count: snapshot.documents.count))
             }
         } else {
             for doc in snapshot.documents {

@@ -8,7 +8,8 @@ import HearthCore
 /// (google.rpc.Status {code = 1, message = 2}), resume_token = 4, read_time = 6} |
 /// document_change = 3 {document = 1, target_ids = 5, removed_target_ids = 6} |
 /// document_delete = 4 {document = 1, removed_target_ids = 6, read_time = 4} |
-/// document_remove = 6 {document = 1, removed_target_ids = 2, read_time = 4}}.
+/// document_remove = 6 {document = 1, removed_target_ids = 2, read_time = 4} |
+/// filter = 5 (ExistenceFilter {target_id = 1, count = 2})}.
 enum ListenMessages {
     /// A decoded `Target`. Names and the query stay undecoded text / bytes until the
     /// session resolves them, so a bad target is reported on that target (REMOVE with a
@@ -24,6 +25,8 @@ enum ListenMessages {
         var resumeToken: [UInt8]?
         var readTime: Timestamp?
         var once = false
+        /// The number of documents the client holds for a resumed target (Int32Value).
+        var expectedCount: Int32?
     }
 
     /// A decoded `ListenRequest`.
@@ -87,6 +90,9 @@ enum ListenMessages {
                 t.readTime = try WellKnownMessages.decodeTimestamp(&sub); t.resumeToken = nil
             case 5: t.targetID = try r.readInt32(key)
             case 6: t.once = try r.readBool(key)
+            case 12:
+                var sub = try r.readMessage(key)
+                t.expectedCount = try WellKnownMessages.decodeInt32Value(&sub)
             default: try r.skip(key)
             }
         }
@@ -169,6 +175,17 @@ enum ListenMessages {
             m.writeString(1, database.resourceName(path))
             m.writePackedInt32(2, removedTargetIDs)
             WellKnownMessages.writeTimestamp(4, readTime, into: &m)
+        }
+        return w.bytes
+    }
+
+    /// ExistenceFilter: how many documents match target `targetID` (the client compares it
+    /// with what it holds; a mismatch makes it re-listen from scratch).
+    static func encodeExistenceFilter(targetID: Int32, count: Int) -> [UInt8] {
+        var w = ProtoWriter()
+        w.writeMessage(5) { m in
+            m.writeInt32(1, targetID)
+            m.writeInt32(2, Int32(clamping: count))
         }
         return w.bytes
     }

@@ -19,6 +19,7 @@ import Testing
         case change(name: String, ids: [Int32], removed: [Int32], updateTime: Timestamp?)
         case delete(name: String, removed: [Int32])
         case remove(name: String, removed: [Int32])
+        case filter(target: Int32, count: Int32)
 
         static func decode(_ bytes: [UInt8]) throws -> Response {
             var r = ProtoReader(bytes)
@@ -26,8 +27,11 @@ import Testing
             var sub = try r.readMessage(key)
             var ids: [Int32] = [], removed: [Int32] = [], name = "", type: UInt64 = 0, cause: Int?, token: [UInt8] = []
             var readTime: Timestamp?, updateTime: Timestamp?
+            var filterTarget: Int32 = 0, filterCount: Int32 = 0
             while let k = try sub.next() {
                 switch (key.number, k.number) {
+                case (5, 1): filterTarget = try sub.readInt32(k)
+                case (5, 2): filterCount = try sub.readInt32(k)
                 case (2, 1): type = try sub.readUInt64(k)
                 case (2, 2), (3, 5): try sub.readRepeatedInt32(k, into: &ids)
                 case (2, 3):
@@ -52,6 +56,7 @@ import Testing
             case 2: return .target(type: type, ids: ids, cause: cause, token: token, readTime: readTime)
             case 3: return .change(name: name, ids: ids, removed: removed, updateTime: updateTime)
             case 4: return .delete(name: name, removed: removed)
+            case 5: return .filter(target: filterTarget, count: filterCount)
             default: return .remove(name: name, removed: removed)
             }
         }
@@ -94,7 +99,7 @@ import Testing
     }
 
     /// ListenRequest{database, add_target{query: users where age > 30, target_id}}.
-    static func addQuery(_ id: Int32, resumeToken: [UInt8]? = nil, parent: String = root) -> [UInt8] {
+    static func addQuery(_ id: Int32, resumeToken: [UInt8]? = nil, expectedCount: Int32? = nil, parent: String = root) -> [UInt8] {
         TestProto.message { w in
             w.writeString(1, db.name)
             w.writeMessage(2) { t in
@@ -113,6 +118,7 @@ import Testing
                 }
                 if let resumeToken { t.writeBytes(4, resumeToken) }
                 t.writeInt32(5, id)
+                if let expectedCount { t.writeMessage(12) { $0.writeInt32(1, expectedCount) } }
             }
         }
     }
@@ -237,6 +243,14 @@ import Testing
             #expect(delta[2] == .delete(name: Self.name("users/ada"), removed: [1]))
             guard case .target(3, [1], nil, _, _) = delta[3] else { Issue.record("not CURRENT: \(delta[3])"); return }
             #expect(delta[4].globalReadTime == changed)
+
+            // With expected_count (what mobile SDKs send), the delta is followed by an
+            // ExistenceFilter with the target's count after it.
+            let counted = try GRPCTestStream(port: port, method: "Listen")
+            counted.send(Self.addQuery(1, resumeToken: token, expectedCount: 2))
+            let withFilter = try next(counted, 6)
+            #expect(withFilter[3] == .filter(target: 1, count: 1))
+            guard case .target(3, [1], nil, _, _) = withFilter[4] else { Issue.record("not CURRENT: \(withFilter[4])"); return }
 
             let reset = try GRPCTestStream(port: port, method: "Listen")
             reset.send(Self.addQuery(1, resumeToken: Array("dDE=".utf8)))
