@@ -14,6 +14,17 @@ final class GRPCEventQueue<Event>: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Appends `event`; when `limit` events are already waiting (a client that does not read
+    /// holds the worker up), the queue is first replaced by `compact(queue)`, which must
+    /// keep the meaning of what it drops.
+    func append(_ event: Event, limit: Int, compact: ([Event]) -> [Event]) {
+        condition.lock()
+        if events.count >= limit { events = compact(events) }
+        events.append(event)
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Waits until something is queued or `call` has ended, then takes everything queued;
     /// an empty result means the call ended with nothing left to do. (The wait wakes every
     /// half second to notice an ended call.)

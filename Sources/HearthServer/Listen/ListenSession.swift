@@ -14,14 +14,30 @@ import HearthCore
 /// A target that fails validation or the security rules is answered with REMOVE carrying
 /// the error as its cause; a malformed request ends the stream with INVALID_ARGUMENT. The
 /// stream ends OK when the client half-closes; a reset, deadline or server stop ends it
-/// too. Whatever ends it, the worker unregisters every target.
+/// too. Whatever ends it, the worker unregisters every target. Sending waits for the
+/// client to read (flow control), so a large initial result streams in bounded memory; a
+/// client that stops reading while commits go on gets, past `maxQueuedEvents`, a RESET and
+/// its targets' full results instead of an ever longer backlog.
 final class ListenSession: GRPCInboundStream, @unchecked Sendable {
-    private enum Event {
+    enum Event {
         case request([UInt8])
         case inputEnded
         case cancelled
         case snapshot(target: Int32, generation: Int, ViewSnapshot)
+        /// Stands for a run of a target's snapshots dropped from a long queue: the last of
+        /// them, whose full result is sent after a RESET.
+        case resync(target: Int32, generation: Int, ViewSnapshot)
+
+        var isSnapshot: Bool {
+            switch self {
+            case .snapshot, .resync: true
+            case .request, .inputEnded, .cancelled: false
+            }
+        }
     }
+
+    /// Queued events beyond which a target's pending changes are collapsed into one resync.
+    static let maxQueuedEvents = 1_000
 
     /// A registered target (worker thread only).
     private struct ActiveTarget {
@@ -74,6 +90,40 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     private func enqueue(_ event: Event) { events.append(event) }
 
+    /// Queues a snapshot from the engine. A client that stops reading holds the worker up in
+    /// `send` while commits go on; past `maxQueuedEvents`, each target's queued non-initial
+    /// snapshots collapse into one resync, so the backlog stays bounded by the number of
+    /// targets rather than growing with every commit.
+    private func enqueue(snapshot: ViewSnapshot, target id: Int32, generation: Int) {
+        events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse)
+    }
+
+    /// Keeps requests, ends and initial snapshots; replaces each target's later snapshots by
+    /// a resync with the last of them, at that last one's place.
+    static func collapse(_ queue: [Event]) -> [Event] {
+        struct Key: Hashable { let target: Int32; let generation: Int }
+        var last: [Key: Int] = [:]
+        for (i, event) in queue.enumerated() {
+            switch event {
+            case .snapshot(let t, let g, let snap) where !snap.isInitial: last[Key(target: t, generation: g)] = i
+            case .resync(let t, let g, _): last[Key(target: t, generation: g)] = i
+            default: break
+            }
+        }
+        var out: [Event] = []
+        for (i, event) in queue.enumerated() {
+            switch event {
+            case .snapshot(let t, let g, let snap) where !snap.isInitial:
+                if last[Key(target: t, generation: g)] == i { out.append(.resync(target: t, generation: g, snap)) }
+            case .resync(let t, let g, _):
+                if last[Key(target: t, generation: g)] == i { out.append(event) }
+            default:
+                out.append(event)
+            }
+        }
+        return out
+    }
+
     // MARK: Worker
 
     private func run() {
@@ -81,7 +131,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         while !finished {
             var batch = events.next(whileOpen: call)
             guard !batch.isEmpty else { return }  // the call ended with nothing left to do
-            if let database, batch.contains(where: { if case .snapshot = $0 { true } else { false } }) {
+            if let database, batch.contains(where: \.isSnapshot) {
                 // The engine publishes a commit's snapshots under its lock: taking it once
                 // waits out a commit still handing them over, so its targets' changes
                 // share one NO_CHANGE.
@@ -111,12 +161,15 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         var owed: Timestamp?
         for event in batch {
             if finished { return }
-            if case .snapshot(let id, let generation, let snapshot) = event {
+            switch event {
+            case .snapshot(let id, let generation, let snapshot), .resync(let id, let generation, let snapshot):
                 guard let target = targets[id], target.generation == generation else { continue }
                 if let t = owed, t != snapshot.readTime { try sendNoChange(t); owed = nil }
-                try deliver(snapshot, to: id, target)
+                if case .resync = event { try resend(snapshot, to: id) } else { try deliver(snapshot, to: id, target) }
                 owed = snapshot.readTime
                 continue
+            default:
+                break
             }
             if let t = owed { try sendNoChange(t); owed = nil }
             switch event {
@@ -126,7 +179,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 call.finish(.ok)
             case .cancelled:
                 finished = true
-            case .snapshot: break
+            case .snapshot, .resync: break
             }
         }
         if let t = owed, !finished { try sendNoChange(t) }
@@ -181,7 +234,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             case .query(let q): try rules?.checkQuery(q, in: current)
             }
             let registration = try db.listen(target) { [weak self] snapshot in
-                self?.enqueue(.snapshot(target: id, generation: generation, snapshot))
+                self?.enqueue(snapshot: snapshot, target: id, generation: generation)
             }
             let resumeFrom = spec.readTime ?? spec.resumeToken.flatMap(ListenResumeToken.decode)
             targets[id] = ActiveTarget(registration: registration, generation: generation, target: target,
@@ -243,6 +296,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             targets[id] = nil
             try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
         }
+    }
+
+    /// A target's whole result after its changes were collapsed: RESET, every document,
+    /// CURRENT (the client drops what it held and takes this).
+    private func resend(_ snapshot: ViewSnapshot, to id: Int32) throws(FirestoreError) {
+        guard let database else { return }
+        try call.send(ListenMessages.encodeTargetChange(.reset, targetIDs: [id]))
+        for doc in snapshot.documents {
+            try call.send(ListenMessages.encodeDocumentChange(doc, database: database, targetIDs: [id]))
+        }
+        try call.send(ListenMessages.encodeTargetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
+                                                        readTime: snapshot.readTime))
     }
 
     /// A document that left target `id`: DocumentDelete when it no longer exists at

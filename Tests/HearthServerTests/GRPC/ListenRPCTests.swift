@@ -261,6 +261,44 @@ import Testing
         }
     }
 
+    /// A client that stops reading: the server's answers wait for flow control, the worker
+    /// waits in `send`, commits go on. Past ListenSession.maxQueuedEvents the queued changes
+    /// collapse into a RESET and the target's full result, and the client that reads again
+    /// ends with exactly the current documents.
+    @Test func aClientThatStopsReadingGetsAResetNotAnUnboundedBacklog() throws {
+        try withServer { port, client, _ in
+            let stream = try GRPCTestStream(port: port, method: "Listen", initialWindow: 16_384)
+            stream.send(Self.addQuery(1))
+            #expect(try next(stream, 3).last?.globalReadTime != nil)
+            let bio = String(repeating: "x", count: 12_000)  // a request fits one 16 KiB frame
+            var last: [String: Timestamp] = [:]
+            var lastCommit: Timestamp?
+            for i in 0..<(ListenSession.maxQueuedEvents + 400) {
+                let id = "u\(i % 40)"
+                let t = try commit(client, [.set(Self.path("users/\(id)"), MapValue([("age", .integer(40)), ("bio", .string(bio)), ("i", .integer(Int64(i)))]))])
+                last[Self.name("users/\(id)")] = t
+                lastCommit = t
+            }
+            stream.openWindows()
+            var held: [String: Timestamp] = [:]
+            var resets = 0
+            var messages = 0
+            reading: while true {
+                for response in try next(stream, 1) {
+                    messages += 1
+                    switch response {
+                    case .target(4, _, _, _, _): resets += 1; held = [:]
+                    case .change(let name, _, _, let updateTime): held[name] = updateTime
+                    default: if response.globalReadTime == lastCommit { break reading }
+                    }
+                }
+            }
+            #expect(resets >= 1)
+            #expect(messages < 2 * (ListenSession.maxQueuedEvents + 400))
+            #expect(held == last)
+        }
+    }
+
     @Test func badTargetsDenialsAndMalformedRequests() throws {
         try withServer { port, _, state in
             // A target in another database, and a query without structured_query: REMOVE

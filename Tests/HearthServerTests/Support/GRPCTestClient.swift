@@ -18,11 +18,15 @@ final class GRPCTestClient {
     let port: Int
     private var nextStream: UInt32 = 1
 
-    init(port: Int) throws {
+    /// `initialWindow` is the flow-control window the server may fill before the client
+    /// sends WINDOW_UPDATE (which it does only when told to): on the connection and on
+    /// each stream.
+    init(port: Int, initialWindow: UInt32 = 4_194_304) throws {
         self.port = port
         raw = try RawHTTP2Client(port: port)
-        raw.send([HTTP2Frame(streamID: 0, flags: [], payload: .settings([(0x4, 4_194_304), (0x5, 4_194_304)])),
-                  HTTP2Frame(streamID: 0, flags: [], payload: .windowUpdate(4_128_769))], preface: true)
+        var preface = [HTTP2Frame(streamID: 0, flags: [], payload: .settings([(UInt16(0x4), initialWindow), (UInt16(0x5), UInt32(4_194_304))]))]
+        if initialWindow > 65_535 { preface.append(HTTP2Frame(streamID: 0, flags: [], payload: .windowUpdate(initialWindow - 65_535))) }
+        raw.send(preface, preface: true)
     }
 
     /// The request headers of a call to `/google.firestore.v1.Firestore/<method>`.

@@ -14,8 +14,8 @@ final class GRPCTestStream {
     private(set) var status: Int?
     private(set) var statusMessage = ""
 
-    init(port: Int, method: String, authorization: String? = "Bearer owner") throws {
-        client = try GRPCTestClient(port: port)
+    init(port: Int, method: String, authorization: String? = "Bearer owner", initialWindow: UInt32 = 4_194_304) throws {
+        client = try GRPCTestClient(port: port, initialWindow: initialWindow)
         id = client.open(client.requestHeaders(method, authorization: authorization))
     }
 
@@ -32,6 +32,12 @@ final class GRPCTestStream {
     /// Half-closes the request side.
     func halfClose() {
         client.raw.send([HTTP2Frame(streamID: id, flags: .endStream, payload: .data([]))])
+    }
+
+    /// Opens the connection's and this stream's flow-control windows as far as they go.
+    func openWindows() {
+        client.raw.send([HTTP2Frame(streamID: 0, flags: [], payload: .windowUpdate(0x7FFF_FFFF - 4_194_304)),
+                         HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(0x7FFF_FFFF - 4_194_304))])
     }
 
     /// Resets the stream (what a client does to unsubscribe).

@@ -33,6 +33,10 @@ final class RawHTTPClient {
         guard rc == 0 else { close(fd); throw Socket.SystemError(call: "connect", code: errno) }
         var tv = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        // Requests go out in several writes (headers, then body): without this, Nagle's
+        // algorithm holds the second back for the server's delayed ACK (40 ms).
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
     deinit { close(fd) }
