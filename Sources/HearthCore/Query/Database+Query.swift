@@ -25,17 +25,17 @@ extension Database {
             candidates.findNearest = nil
             candidates.limit = nil
             candidates.offset = 0
-            let (docs, time) = try execute(try NormalizedQuery(candidates, database: id), readTime: readTime, limit: nil)
+            let (docs, time, _) = try execute(try NormalizedQuery(candidates, database: id), readTime: readTime, limit: nil)
             return QueryResult(documents: Self.project(VectorSearch.nearest(nearest, among: docs), query.projection), readTime: time)
         }
-        let (docs, time) = try execute(normalized, readTime: readTime, limit: nil)
+        let (docs, time, _) = try execute(normalized, readTime: readTime, limit: nil)
         return QueryResult(documents: Self.project(docs, query.projection), readTime: time)
     }
 
     /// Runs `query` inside a server transaction: a read-only one reads its fixed state; a
-    /// read-write one reads the present and records every returned document, so a change
-    /// to any of them before the commit aborts the transaction. (Documents that would newly
-    /// match are not tracked: production's locks would also block those writers.)
+    /// read-write one reads the present and records the query, so a change before the commit
+    /// to a document it returned, or to one that would now match (a phantom), aborts the
+    /// transaction — what production's locks on the scanned range guarantee.
     public func runQuery(_ query: StructuredQuery, transaction: TransactionID) throws(FirestoreError) -> QueryResult {
         if let point = try queryReadPoint(transaction) {
             let normalized = try NormalizedQuery(query, database: id)
@@ -44,13 +44,41 @@ extension Database {
             let docs = QueryExecutor(query: normalized, state: point.state, readTime: point.readTime ?? point.state.readTime).run()
             return QueryResult(documents: Self.project(docs, query.projection), readTime: point.readTime ?? point.state.readTime)
         }
-        let result = try runQuery(query)
-        try recordReads(result.documents, transaction: transaction)
-        return result
+        let normalized = try NormalizedQuery(query, database: id)
+        guard query.findNearest == nil else {
+            let result = try runQuery(query)
+            try recordReads(result.documents, transaction: transaction)
+            return result
+        }
+        try checkIndexes(normalized, aggregations: [])
+        let (docs, time, state) = try execute(normalized, readTime: nil, limit: nil)
+        let limited = query.limit.map { docs.count >= $0 } ?? false
+        try recordReads(docs, query: ServerTransaction.QueryRead(query: normalized, state: state, lastWhenLimited: limited ? docs.last : nil),
+                        transaction: transaction)
+        return QueryResult(documents: Self.project(docs, query.projection), readTime: time)
     }
 
     /// Runs count / sum / average aggregations over `query`'s results.
     public func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], readTime: Timestamp? = nil) throws(FirestoreError) -> AggregationResult {
+        try aggregate(query, aggregations, readTime: readTime).result
+    }
+
+    /// Runs aggregations inside a server transaction: a read-only one reads its fixed state;
+    /// a read-write one reads the present and records the query, so a change before the
+    /// commit to a document it covered (or one that would now match) aborts the transaction.
+    public func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], transaction: TransactionID) throws(FirestoreError) -> AggregationResult {
+        if let point = try queryReadPoint(transaction) {
+            return try runAggregation(query, aggregations: aggregations, readTime: point.readTime ?? point.state.readTime)
+        }
+        let (result, normalized, limited, state) = try aggregate(query, aggregations, readTime: nil)
+        try recordReads([], query: ServerTransaction.QueryRead(query: normalized, state: state, lastWhenLimited: limited), transaction: transaction)
+        return result
+    }
+
+    /// The aggregation, the normalised query, the last document when a limit cut the
+    /// documents short, and the state read.
+    private func aggregate(_ query: StructuredQuery, _ aggregations: [Aggregation], readTime: Timestamp?) throws(FirestoreError)
+        -> (result: AggregationResult, query: NormalizedQuery, lastWhenLimited: Document?, state: DatabaseState) {
         try AggregationEvaluation.validate(aggregations)
         let normalized = try NormalizedQuery(query, database: id, aggregatedFields: aggregations.compactMap(\.field))
         try checkIndexes(normalized, aggregations: aggregations)
@@ -60,8 +88,10 @@ extension Database {
             let cap = aggregations.compactMap { if case .count(let upTo?) = $0.kind { Int(upTo) } else { nil } }.max()!
             limit = min(limit ?? cap, cap)
         }
-        let (docs, time) = try execute(normalized, readTime: readTime, limit: limit)
-        return AggregationResult(values: AggregationEvaluation.evaluate(aggregations, over: docs), readTime: time)
+        let (docs, time, state) = try execute(normalized, readTime: readTime, limit: limit)
+        let limited = limit.map { docs.count >= $0 } ?? false
+        return (AggregationResult(values: AggregationEvaluation.evaluate(aggregations, over: docs), readTime: time),
+                normalized, limited ? docs.last : nil, state)
     }
 
     /// The composite indexes the queries so far needed, as a `firestore.indexes.json`.
@@ -85,7 +115,8 @@ extension Database {
 
     // MARK: Internals
 
-    private func execute(_ query: NormalizedQuery, readTime: Timestamp?, limit: Int?) throws(FirestoreError) -> ([Document], Timestamp) {
+    /// The documents, the read time they reflect and the state they were read from.
+    private func execute(_ query: NormalizedQuery, readTime: Timestamp?, limit: Int?) throws(FirestoreError) -> ([Document], Timestamp, DatabaseState) {
         var s = try readTime.map { t throws(FirestoreError) in try state(readTime: t) } ?? state()
         let plans = QueryPlanner.plans(for: query)
         if readTime.map({ $0 >= s.readTime }) ?? true {
@@ -95,7 +126,7 @@ extension Database {
         // Indexes describe the state's present; an earlier read time is served by a scan.
         let past = readTime.flatMap { $0 < s.readTime ? $0 : nil }
         let docs = QueryExecutor(query: query, state: s, readTime: past, plans: plans).run(limit: limit)
-        return (docs, past ?? s.readTime)
+        return (docs, past ?? s.readTime, s)
     }
 
     func checkIndexes(_ query: NormalizedQuery, aggregations: [Aggregation]) throws(FirestoreError) {

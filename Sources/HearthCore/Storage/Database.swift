@@ -105,6 +105,7 @@ public final class Database: Sendable {
                 for (key, seen) in txn.reads where core.state.documents[key]?.document?.updateTime != seen {
                     throw .contention
                 }
+                for query in txn.queries where query.invalidated(by: core.state) { throw .contention }
             }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             // Changes are only collected while someone listens.
@@ -321,9 +322,11 @@ public final class Database: Sendable {
         try queryReadPoint(transaction).map { $0.readTime ?? $0.state.readTime }
     }
 
-    /// Records documents a read-write transaction's query returned, so a change to any of
-    /// them before the commit aborts it (as a document read does).
-    func recordReads(_ documents: [Document], transaction: TransactionID) throws(FirestoreError) {
+    /// Records a read-write transaction's query: the documents it returned (a change to any
+    /// of them before the commit aborts it, as for a document read) and, when `query` is
+    /// given, the query and the state it read, so a document that would newly match by the
+    /// commit (a phantom) aborts it too.
+    func recordReads(_ documents: [Document], query: ServerTransaction.QueryRead? = nil, transaction: TransactionID) throws(FirestoreError) {
         try core.withLock { (core: inout Core) throws(FirestoreError) in
             guard var txn = core.transactions[transaction] else { throw .invalidTransaction }
             for doc in documents {
@@ -331,6 +334,7 @@ public final class Database: Sendable {
                 if let seen = txn.reads[key], seen != doc.updateTime { throw .contention }
                 txn.reads[key] = .some(doc.updateTime)
             }
+            if let query { txn.queries.append(query) }
             core.transactions[transaction] = txn
         }
     }

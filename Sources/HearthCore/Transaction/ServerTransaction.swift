@@ -29,6 +29,30 @@ struct ServerTransaction: Sendable {
     let readTime: Timestamp?
     /// Each document read, with the update time it had (nil: it was missing).
     var reads: [DocumentKey: Timestamp?] = [:]
+    /// Each query run, with the state it read: a later change to a document it covered —
+    /// one it returned, or one that would now match (a phantom) — aborts the commit.
+    var queries: [QueryRead] = []
+
+    struct QueryRead: Sendable {
+        let query: NormalizedQuery
+        let state: DatabaseState
+        /// The last document returned when the limit cut the result short: changes past it
+        /// (in query order) did not affect what the transaction saw.
+        let lastWhenLimited: Document?
+
+        /// Whether the commit-time `current` state changed something this query covered.
+        func invalidated(by current: DatabaseState) -> Bool {
+            let check = QueryExecutor(query: query, state: current, readTime: nil, plans: [])
+            for change in current.changes(since: state) {
+                for doc in [change.before, change.after] {
+                    guard let doc, check.accepts(doc) == .match else { continue }
+                    if let last = lastWhenLimited, check.compareInOrder(doc, last) > 0 { continue }
+                    return true
+                }
+            }
+            return false
+        }
+    }
 }
 
 extension FirestoreError {

@@ -239,7 +239,8 @@ struct DocumentService {
     /// RunAggregationQuery. Returns the transaction a `newTransaction` began.
     func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: Consistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
         try rules.checkQuery(query, in: db.state())
-        let (_, began, time) = try readPoint(consistency)
+        let (txn, began, time) = try readPoint(consistency)
+        if let txn { return (try db.runAggregation(query, aggregations: aggregations, transaction: txn), began) }
         return (try db.runAggregation(query, aggregations: aggregations, readTime: time), began)
     }
 

@@ -242,6 +242,48 @@ struct ServerTransactionTests {
         #expect(db.document(testPath("q/c")) != nil)
     }
 
+    @Test("a document that would newly match a transaction's query (a phantom) aborts the commit; others do not")
+    func phantomsAbortQueriesAndAggregations() throws {
+        try db.commit([.set(testPath("p/a"), testFields(["v": .integer(1)])), .set(testPath("p/b"), testFields(["v": .integer(5)]))])
+        let query = testQuery("p", where: field("v", .lessThan, .integer(10)))
+        func attempt(_ outside: Write, read: (TransactionID) throws -> Void) throws -> Bool {
+            let txn = try db.beginTransaction()
+            try read(txn)
+            clock.advance(by: 1)
+            try db.commit([outside])
+            do {
+                try db.commit([.set(testPath("p/log"), MapValue())], transaction: txn)
+                return true
+            } catch where error.code == .aborted {
+                return false
+            }
+        }
+        let runQuery = { (txn: TransactionID) throws in _ = try self.db.runQuery(query, transaction: txn) }
+        // A new matching document: the query's answer is stale.
+        #expect(try attempt(.set(testPath("p/c"), testFields(["v": .integer(2)])), read: runQuery) == false)
+        // A document that does not match, or one in another collection: no conflict.
+        #expect(try attempt(.set(testPath("p/d"), testFields(["v": .integer(50)])), read: runQuery) == true)
+        #expect(try attempt(.set(testPath("other/e"), testFields(["v": .integer(1)])), read: runQuery) == true)
+        // A document leaving the result (no longer matching) also aborts.
+        #expect(try attempt(.set(testPath("p/d"), testFields(["v": .integer(3)])), read: runQuery) == false)
+
+        // With a limit that cut the result short, changes past the last returned document
+        // (in query order) did not affect it.
+        let limited = testQuery("p", where: field("v", .lessThan, .integer(10)), orderBy: [asc("v")], limit: 2)
+        let runLimited = { (txn: TransactionID) throws in
+            #expect(try self.db.runQuery(limited, transaction: txn).documents.map(\.id) == ["a", "c"])
+        }
+        #expect(try attempt(.set(testPath("p/f"), testFields(["v": .integer(9)])), read: runLimited) == true)
+        #expect(try attempt(.set(testPath("p/g"), testFields(["v": .integer(0)])), read: runLimited) == false)
+
+        // Aggregations in a read-write transaction are covered the same way.
+        let count = { (txn: TransactionID) throws in
+            _ = try self.db.runAggregation(query, aggregations: [Aggregation(.count(upTo: nil), alias: "n")], transaction: txn)
+        }
+        #expect(try attempt(.set(testPath("p/h"), testFields(["v": .integer(4)])), read: count) == false)
+        #expect(try attempt(.set(testPath("p/i"), testFields(["v": .integer(40)])), read: count) == true)
+    }
+
     @Test("a query in a read-only transaction reads its fixed state")
     func readOnlyQueryReadsItsState() throws {
         let t1 = try db.commit([.set(testPath("q/a"), testFields(["v": .integer(1)]))]).commitTime
