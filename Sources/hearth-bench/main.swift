@@ -146,10 +146,6 @@ func run(n: Int, seed: UInt64) async throws -> [Measurement] {
     results.append(Measurement(workload: "c_eq_warm", n: n, ops: 200, seconds: cw.seconds, extra: ["results": String(cw.count)]))
     let dw = try await rangeWorkload()
     results.append(Measurement(workload: "d_range_warm", n: n, ops: 200, seconds: dw.seconds, extra: ["count": String(dw.count), "sum": String(dw.sum)]))
-    if let loops = ProcessInfo.processInfo.environment["HEARTH_BENCH_LOOP"].flatMap(Int.init) {
-        for _ in 0..<loops { _ = try await rangeWorkload() }
-        exit(0)
-    }
     let gw = try await comboWorkload()
     results.append(Measurement(workload: "g_combo_warm", n: n, ops: 100, seconds: gw.seconds, extra: ["count": String(gw.count), "sum": String(gw.sum)]))
 
