@@ -25,14 +25,18 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
     /// Index of `key`, or where it would be inserted.
     @inline(__always)
     func search(_ key: String) -> (index: Int, found: Bool) {
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let c = compareUTF8(entries[mid].key, key)
-            if c == 0 { return (mid, true) }
-            if c < 0 { lo = mid + 1 } else { hi = mid }
+        // Probing through a buffer pointer reads each entry in place; `entries[mid]` would
+        // copy the (key, value) pair out, retaining and releasing both.
+        entries.withUnsafeBufferPointer { entries in
+            var lo = 0, hi = entries.count
+            while lo < hi {
+                let mid = (lo + hi) >> 1
+                let c = compareUTF8(entries[mid].key, key)
+                if c == 0 { return (mid, true) }
+                if c < 0 { lo = mid + 1 } else { hi = mid }
+            }
+            return (lo, false)
         }
-        return (lo, false)
     }
 
     public subscript(key: String) -> Value? {

@@ -114,7 +114,7 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
         while let current = node {
             node = current._withUnsafeGuaranteedRef { n in
                 let i = lowerBound(n.keys, key)
-                if i < n.keys.count && n.keys[i] == key {
+                if i < n.keys.count && n.keys.withUnsafeBufferPointer({ $0[i] == key }) {
                     result = n.values[i]
                     return nil
                 }
@@ -667,21 +667,28 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
 }
 
 /// Index of the first element of `keys` that is >= `key` (binary search).
+///
+/// Through a buffer pointer the keys are compared in place: `Array`'s subscript would copy
+/// each probed key out (retaining and releasing every reference it holds).
 private func lowerBound<Key: Comparable>(_ keys: [Key], _ key: Key) -> Int {
-    var lo = 0, hi = keys.count
-    while lo < hi {
-        let mid = (lo &+ hi) >> 1
-        if keys[mid] < key { lo = mid &+ 1 } else { hi = mid }
+    keys.withUnsafeBufferPointer { keys in
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo &+ hi) >> 1
+            if keys[mid] < key { lo = mid &+ 1 } else { hi = mid }
+        }
+        return lo
     }
-    return lo
 }
 
 /// Index of the first element of `keys` that is > `key` (binary search).
 private func upperBound<Key: Comparable>(_ keys: [Key], _ key: Key) -> Int {
-    var lo = 0, hi = keys.count
-    while lo < hi {
-        let mid = (lo &+ hi) >> 1
-        if key < keys[mid] { hi = mid } else { lo = mid &+ 1 }
+    keys.withUnsafeBufferPointer { keys in
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo &+ hi) >> 1
+            if key < keys[mid] { hi = mid } else { lo = mid &+ 1 }
+        }
+        return lo
     }
-    return lo
 }
