@@ -45,15 +45,18 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting, disconnects every client. Idempotent.
     public func stop() {
-        let fds: [Int32]? = state.withLock { s in
-            guard s.running else { return nil }
+        // Connections are shut down under the lock: a connection's thread removes its
+        // descriptor under the same lock before closing it, so none is touched after it was
+        // closed (and perhaps reused for another socket).
+        let stopping = state.withLock { s -> Bool in
+            guard s.running else { return false }
             s.running = false
-            return Array(s.connections)
+            for fd in s.connections { Socket.shutdownBoth(fd) }
+            return true
         }
-        guard let fds else { return }
+        guard stopping else { return }
         Socket.shutdownBoth(listenFD)
         Socket.closeSocket(listenFD)
-        for fd in fds { Socket.shutdownBoth(fd) }
         let callbacks = stoppedSignal.withLock { cbs -> [@Sendable () -> Void] in
             let c = cbs
             cbs = []
@@ -100,8 +103,10 @@ public final class HTTPServer: Sendable {
     private func serveConnection(_ fd: Int32) {
         var handedOff = false
         defer {
-            state.withLock { _ = $0.connections.remove(fd) }
-            if !handedOff { Socket.closeSocket(fd) }
+            state.withLock { s in
+                s.connections.remove(fd)
+                if !handedOff { Socket.closeSocket(fd) }
+            }
         }
         var parser = HTTPRequestParser(limits: limits)
         let chunkSize = 64 * 1024

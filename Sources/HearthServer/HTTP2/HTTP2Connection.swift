@@ -12,10 +12,15 @@ import Synchronization
 ///
 /// Writes are ordered: bytes are appended to the state's outbox under the state lock and
 /// drained FIFO under a separate writer lock, so a slow socket never holds up the state.
+///
+/// The socket is closed only through `closeSocket()`, which waits out a write in progress;
+/// writes and `shutdownSocket()` check that it is still open, so no thread ever touches the
+/// descriptor after it was closed (when the system may have reused it for another socket).
 final class HTTP2Connection: Sendable {
     let socket: Int32
     private let state: Mutex<HTTP2ConnectionState>
     private let writer = Mutex<Void>(())
+    private let socketClosed = Mutex(false)
     private let handler: any HTTP2StreamHandler
     /// How long a connection may stay idle (no bytes from the client) before it is closed.
     let idleTimeout: Double
@@ -43,13 +48,30 @@ final class HTTP2Connection: Sendable {
     func goAway() {
         perform { (s: inout HTTP2ConnectionState) in s.goAway() }
         let finished = read { $0.isFinished }
-        if finished { shutdown(socket, Int32(SHUT_RDWR)) }
+        if finished { shutdownSocket() }
+    }
+
+    /// Ends both directions of the socket (the reader loop then ends), unless it is closed.
+    func shutdownSocket() {
+        socketClosed.withLock { closed in if !closed { Socket.shutdownBoth(socket) } }
+    }
+
+    /// Closes the socket once no write is in progress; later writes and shutdowns do nothing.
+    func closeSocket() {
+        writer.withLock { _ in
+            socketClosed.withLock { closed in
+                if !closed { Socket.closeSocket(socket) }
+                closed = true
+            }
+        }
     }
 
     /// Drains the outbox to the socket, in order. False when the socket failed.
     @discardableResult
     private func flushOutbox() -> Bool {
         writer.withLock { _ in
+            // `closeSocket` needs the writer lock, so the socket stays open while we hold it.
+            if socketClosed.withLock({ $0 }) { return false }
             while true {
                 let chunk = state.withLock { $0.takeOutbox() }
                 if chunk.isEmpty { return true }

@@ -34,7 +34,7 @@ public final class HTTP2Server: HTTP2ConnectionHandler {
         if accepted && stopped.withLock({ $0 }) { connection.goAway() }
         connection.run(initialBytes: initialBytes)
         connections.withLock { _ = $0.removeValue(forKey: socket) }
-        Socket.closeSocket(socket)
+        connection.closeSocket()
     }
 
     /// Open HTTP/2 connections.
@@ -46,7 +46,7 @@ public final class HTTP2Server: HTTP2ConnectionHandler {
         let all = connections.withLock { Array($0.values) }
         for c in all {
             c.goAway()
-            Socket.shutdownBoth(c.socket)
+            c.shutdownSocket()
         }
     }
 }

@@ -30,7 +30,9 @@ final class RawHTTPClient {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else { close(fd); throw Socket.SystemError(call: "connect", code: errno) }
+        // No close here: a class's deinit runs even when its init throws, and closing twice
+        // could close a descriptor another test has just been given.
+        guard rc == 0 else { throw Socket.SystemError(call: "connect", code: errno) }
         var tv = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         // Requests go out in several writes (headers, then body): without this, Nagle's
