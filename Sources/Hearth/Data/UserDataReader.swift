@@ -86,7 +86,7 @@ struct UserDataReader {
             default: throw .invalidArgument("Dictionary keys in updateData: must be NSStrings or FIRFieldPaths.")
             }
             let value = unwrapOptional(raw)
-            if let sentinel = value as? FieldValue, case .delete = sentinel.kind {
+            if Swift.type(of: value) == FieldValue.self, case .delete = (value as! FieldValue).kind {
                 mask.append(p)
                 continue
             }
@@ -151,6 +151,7 @@ struct UserDataReader {
             return .map(try parseMap((raw as! [String: String]).mapValues { $0 as Any }, ctx: &ctx))
         }
         if type == NSNull.self { return leaf(.null, &ctx, inArray) }
+        if type == FieldValue.self { return try sentinel(raw as! FieldValue, ctx: &ctx, inArray: inArray) }
         // Only needed for messages; built lazily because joining costs more than parsing.
         var fieldName: String { ctx.path.joined(separator: ".") }
         if let s = raw as? String {

@@ -28,14 +28,26 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
     /// No quoting: backticks are ordinary characters (semantics §4).
     public static func parseDotted(_ path: String) throws(FirestoreError) -> FieldPath {
         if path == "__name__" { return .documentName }
-        for scalar in path.unicodeScalars where "~*/[]".unicodeScalars.contains(scalar) {
-            throw .invalidArgument("Invalid field path (\(path)). Paths must not contain '~', '*', '/', '[', or ']'")
+        // One pass over the bytes (the forbidden characters and '.' are ASCII, so they never
+        // occur inside a multi-byte sequence).
+        var dots = 0, previousWasDot = true, emptySegment = false
+        for b in path.utf8 {
+            switch b {
+            case UInt8(ascii: "~"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                throw .invalidArgument("Invalid field path (\(path)). Paths must not contain '~', '*', '/', '[', or ']'")
+            case UInt8(ascii: "."):
+                if previousWasDot { emptySegment = true }
+                dots += 1
+                previousWasDot = true
+            default:
+                previousWasDot = false
+            }
         }
-        let parts = path.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.contains(where: \.isEmpty) {
+        if emptySegment || previousWasDot {
             throw .invalidArgument("Invalid field path (\(path)). Paths must not be empty, begin with '.', end with '.', or contain '..'")
         }
-        return FieldPath(parts.map(String.init))
+        if dots == 0 { return FieldPath([path]) }
+        return FieldPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// Parses the server's canonical form: dot-separated segments, each either a simple name

@@ -131,6 +131,8 @@ public final class Database: Sendable {
         var deletedInCommit = false
         /// Some write other than a verify targets it (what authorization looks at).
         var written = false
+        /// The commit leaves it as it was (nothing to install).
+        var unchanged = false
     }
 
     /// The write pipeline inside the commit lock: apply in order against a working set,
@@ -167,9 +169,13 @@ public final class Database: Sendable {
         }
         // Final documents: limits, and "unchanged" when the content ends as it began.
         for i in touched.indices {
-            guard let doc = touched[i].current else { continue }
+            guard let doc = touched[i].current else {
+                touched[i].unchanged = touched[i].original == nil
+                continue
+            }
             if let original = touched[i].original, original.createTime == doc.createTime, original.fields == doc.fields {
                 touched[i].current = original
+                touched[i].unchanged = true
             } else {
                 try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
             }
@@ -177,12 +183,7 @@ public final class Database: Sendable {
         if let authorize {
             try authorize(state, commitTime, touched.filter(\.written).map { ($0.key.path, $0.current) })
         }
-        for t in touched {
-            switch (t.original, t.current) {
-            case (nil, nil): continue
-            case let (o?, f?) where o == f: continue
-            default: break
-            }
+        for t in touched where !t.unchanged {
             let head = state.documents[t.key]
             let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon))
             state.documents.updateValue(version, forKey: t.key)
