@@ -6,10 +6,13 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     public let firestore: Firestore
     /// The document's path relative to the database root.
     let key: ResourcePath
+    /// The engine's storage key for `key`, encoded once per reference.
+    let storageKey: DocumentKey
 
     init(firestore: Firestore, path: ResourcePath) {
         self.firestore = firestore
         self.key = path
+        self.storageKey = DocumentKey(path)
     }
 
     public var documentID: String { key.lastSegment }
@@ -131,7 +134,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     func snapshot() throws(FirestoreErrorCode) -> DocumentSnapshot {
         firestore.ensureActive()
         do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
-        return DocumentSnapshot(reference: self, document: firestore.database.document(key), metadata: .server)
+        return DocumentSnapshot(reference: self, document: firestore.database.document(storageKey), metadata: .server)
     }
 
     public func getDocument(completion: @escaping (DocumentSnapshot?, Error?) -> Void) {

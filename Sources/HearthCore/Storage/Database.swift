@@ -63,7 +63,13 @@ public final class Database: Sendable {
 
     /// The document at `path` now.
     public func document(_ path: ResourcePath) -> Document? {
-        state().document(path)
+        document(DocumentKey(path))
+    }
+
+    /// The current version of the document stored under `key`, read in place (no copy of
+    /// the state).
+    public func document(_ key: DocumentKey) -> Document? {
+        core.withLock { $0.state.documents[key]?.document }
     }
 
     /// The state to read at `readTime`: the current state, checked to still retain it.
