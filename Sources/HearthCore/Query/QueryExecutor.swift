@@ -72,11 +72,15 @@ struct QueryExecutor {
             guard let entries = state.indexes.entries(definition) else {
                 preconditionFailure("index \(definition) was not materialised before the query ran")
             }
+            // Every entry of a collection-scope scan starts with the collection's path (the
+            // plan's prefix is one of its stops), and an index only has entries for documents
+            // holding all its fields, the ordered ones among them: those checks are settled.
+            let settled = definition.scope == .collection
             var it = entries.elements(from: IndexKey(plan.seek), inclusive: true, descending: false)
             scanning: while let (key, docKey) = it.next() {
                 for stop in plan.stops where Self.beyond(key.bytes, stop) { break scanning }
                 guard let doc = state.documents[docKey]?.document else { continue }
-                switch accepts(doc) {
+                switch accepts(doc, scopeAndOrderSettled: settled) {
                 case .match:
                     out.append(doc)
                     if let limit, out.count >= limit { break scanning }
@@ -117,15 +121,21 @@ struct QueryExecutor {
 
     enum Verdict { case match, noMatch, beforeStart, afterEnd }
 
-    func accepts(_ doc: Document) -> Verdict {
+    /// `scopeAndOrderSettled`: the caller knows the document is in the queried collection
+    /// and has every order-by field (an entry of a collection-scope index scan).
+    func accepts(_ doc: Document, scopeAndOrderSettled: Bool = false) -> Verdict {
         let q = query.query
-        if q.allDescendants {
+        if scopeAndOrderSettled {
+            // Checked by the index scan.
+        } else if q.allDescendants {
             guard doc.path.count > q.parent.count, q.parent.isPrefix(of: doc.path),
                   q.isKindless || utf8Equal(doc.path.segments[doc.path.count - 2], q.collectionID) else { return .noMatch }
         } else if doc.path.count != collectionPath.count + 1 || !collectionPath.isPrefix(of: doc.path) {
             return .noMatch
         }
-        for f in query.orderedFields where doc.fields.value(at: f) == nil { return .noMatch }
+        if !scopeAndOrderSettled {
+            for f in query.orderedFields where doc.fields.value(at: f) == nil { return .noMatch }
+        }
         if let filter = query.filter, !filter.matches(doc) { return .noMatch }
         if let start = query.startAt {
             let c = compare(doc, to: start)
