@@ -24,7 +24,7 @@ public final class Transaction {
             throw fail(.invalidArgument("Firestore transactions require all reads to be executed before all writes."))
         }
         do { try firestore.access.checkGet(document.key, in: firestore.database) } catch { throw fail(error) }
-        let doc = firestore.database.document(document.key)
+        let doc = firestore.database.document(document.storageKey)
         let version = doc?.updateTime
         if let seen = readVersions[document.key] {
             if seen != version { throw fail(FirestoreError(.aborted, "Document version changed between two reads.")) }
