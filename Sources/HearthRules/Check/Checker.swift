@@ -34,8 +34,9 @@ struct Checker {
         diagnostics.append(RulesDiagnostic(.error, file: fileName, at: loc, message))
     }
 
-    private mutating func warning(_ loc: SourceLocation, _ message: String) {
-        diagnostics.append(RulesDiagnostic(.warning, file: fileName, at: loc, message))
+    private mutating func warning(_ loc: SourceLocation, _ message: String, naming name: String? = nil) {
+        let end = name.map { loc.offset + max($0.utf8.count, 1) - 1 }
+        diagnostics.append(RulesDiagnostic(.warning, file: fileName, at: loc, message, endOffset: end))
     }
 
     mutating func run() {
@@ -170,7 +171,7 @@ struct Checker {
             else if let ns = BuiltinNamespace(rawValue: name) { names[e.id] = .namespace(ns) }
             else {
                 names[e.id] = .unknown(name)
-                warning(e.location, "Invalid variable name: \(name).")
+                warning(e.location, "Invalid variable name: \(name).", naming: name)
             }
         case .call(let name, let args):
             for a in args { resolve(a, &scope) }
@@ -189,7 +190,7 @@ struct Checker {
                 }
             } else {
                 calls[e.id] = .unknown(name)
-                warning(e.location, "Invalid function name: \(name).")
+                warning(e.location, "Invalid function name: \(name).", naming: name)
             }
         case .method(let receiver, let name, let args):
             resolve(receiver, &scope)

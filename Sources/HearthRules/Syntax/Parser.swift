@@ -1,5 +1,7 @@
-/// Recursive-descent parser for the whole rules language. Stops at the first syntax error
-/// (reported with what was expected); never traps on any input.
+/// Recursive-descent parser for the whole rules language; never traps on any input. A syntax
+/// error in an `allow` statement is recorded and parsing resumes after that statement (as
+/// the official emulator does, so one compile reports each broken statement); any other
+/// syntax error stops it. Each error says what was expected.
 struct Parser {
     struct SyntaxError: Error {
         let location: SourceLocation
@@ -13,6 +15,8 @@ struct Parser {
     /// Guards recursion so adversarial nesting cannot overflow the stack.
     private var depth = 0
     private static let maxDepth = 200
+    /// Errors recovered from so far (statement by statement).
+    private var recovered: [SyntaxError] = []
 
     init(tokens: [Token]) { self.tokens = tokens }
 
@@ -21,9 +25,28 @@ struct Parser {
         if let first = lexErrors.first { return (nil, [first]) }
         var parser = Parser(tokens: tokens)
         do {
-            return (try parser.parseFile(), [])
+            let file = try parser.parseFile()
+            if parser.recovered.isEmpty { return (file, []) }
+            return (nil, parser.recovered.map { ($0.location, $0.message) })
         } catch {
-            return (nil, [(error.location, error.message)])
+            return (nil, (parser.recovered + [error]).map { ($0.location, $0.message) })
+        }
+    }
+
+    /// After a syntax error inside a statement: skips to just past its `;`, or to the `}`
+    /// or next `allow`/`match`/`function` that ends it (brackets balanced), always moving.
+    private mutating func skipStatement(from start: Int) {
+        if position == start && current.kind != .eof { _ = advance() }
+        var nesting = 0
+        while current.kind != .eof {
+            let t = current
+            if nesting == 0 {
+                if t.isSymbol(";") { _ = advance(); return }
+                if t.isSymbol("}") || t.isIdentifier("allow") || t.isIdentifier("match") || t.isIdentifier("function") { return }
+            }
+            if t.isSymbol("(") || t.isSymbol("[") || t.isSymbol("{") { nesting += 1 }
+            if t.isSymbol(")") || t.isSymbol("]") || t.isSymbol("}") { nesting = max(0, nesting - 1) }
+            _ = advance()
         }
     }
 
@@ -66,8 +89,8 @@ struct Parser {
     }
 
     private mutating func enter() throws(SyntaxError) {
+        if depth >= Self.maxDepth { throw SyntaxError(location: current.location, message: "Expression nested too deeply.") }
         depth += 1
-        if depth > Self.maxDepth { throw SyntaxError(location: current.location, message: "Expression nested too deeply.") }
     }
 
     // MARK: File structure
@@ -159,7 +182,15 @@ struct Parser {
         while !current.isSymbol("}") {
             if current.isIdentifier("function") { functions.append(try parseFunction()) }
             else if current.isIdentifier("match") { children.append(try parseMatch()) }
-            else if current.isIdentifier("allow") { allows.append(try parseAllow()) }
+            else if current.isIdentifier("allow") {
+                let start = position
+                do throws(SyntaxError) {
+                    allows.append(try parseAllow())
+                } catch {
+                    recovered.append(error)
+                    skipStatement(from: start)
+                }
+            }
             else if isPathSegmentToken(current) || current.isSymbol("/") {
                 throw SyntaxError(location: current.location, message: "Missing 'match' keyword before path.")
             } else { throw unexpected("'allow', 'match', 'function' or '}'") }

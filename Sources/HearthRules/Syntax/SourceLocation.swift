@@ -25,12 +25,16 @@ public struct RulesDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var location: SourceLocation
     public var message: String
+    /// The offset of the last byte of what the diagnostic names (the official emulator's
+    /// `endOffset`, inclusive); nil when it names a position only.
+    public var endOffset: Int?
 
-    public init(_ severity: Severity, file: String, at location: SourceLocation, _ message: String) {
+    public init(_ severity: Severity, file: String, at location: SourceLocation, _ message: String, endOffset: Int? = nil) {
         self.severity = severity
         self.file = file
         self.location = location
         self.message = message
+        self.endOffset = endOffset
     }
 
     public var description: String { "\(file):\(location.line):\(location.column): \(severity.rawValue): \(message)" }

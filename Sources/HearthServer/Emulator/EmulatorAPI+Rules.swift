@@ -95,7 +95,7 @@ extension EmulatorAPI {
         let issues: [JSON] = rules.diagnostics.map { d in
             var position: [(String, JSON)] = [("fileName", .string(d.file)), ("line", .int(d.location.line)), ("column", .int(d.location.column))]
             if d.location.offset != 0 { position.append(("currentOffset", .int(d.location.offset))) }
-            position.append(("endOffset", .int(d.location.offset)))
+            position.append(("endOffset", .int(d.endOffset ?? d.location.offset)))
             return .object([
                 ("sourcePosition", .object(position)),
                 ("description", .string(d.message)),

@@ -43,6 +43,11 @@ import Testing
         #expect(warnings(d).contains("Invalid function name: math.isInfinite."))
         #expect(warnings(d).contains("Invalid function name: bool."))
         #expect(warnings(d).contains("Invalid method name: foo."))
+        // The name's span, as the official emulator reports it (endOffset inclusive).
+        for name in ["nope", "undefinedFn"] {
+            let w = d.first { $0.message.hasSuffix(" name: \(name).") }
+            #expect(w.map { $0.endOffset! - $0.location.offset + 1 } == name.utf8.count)
+        }
     }
 
     @Test func globRules() {

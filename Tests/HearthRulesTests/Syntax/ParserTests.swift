@@ -104,6 +104,24 @@ import Testing
         #expect(firstError("service cloud.firestore { }") != nil)
     }
 
+    // The official emulator reports every broken allow statement of a compile (observed
+    // 2026-11-22: L4:59 and L6:39 for this file); Hearth resumes after each one too.
+    @Test func everyBrokenAllowStatementIsReported() {
+        let source = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{db}/documents {
+                match /a/{id} { allow read: if request.auth != null &&; }
+                match /b/{id} { allow read: if true }
+                match /c/{id} { allow write: if ((; allow read: if (1 + ; }
+              }
+            }
+            """
+        let errors = RulesProgram.diagnose(source: source).filter { $0.severity == .error }
+        #expect(errors.map { "\($0.location.line):\($0.location.column)" } == ["4:59", "6:39", "6:61"])
+        #expect(errors.allSatisfy { $0.message.hasPrefix("Unexpected ';'") })
+    }
+
     @Test func semicolonsAreOptionalAfterAllowAndReturn() throws {
         _ = try RulesProgram.compile(source: """
             rules_version = '2'
