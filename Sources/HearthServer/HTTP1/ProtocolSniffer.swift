@@ -18,9 +18,9 @@ enum ProtocolSniffer {
     }
 }
 
-/// Where an HTTP/2 (gRPC) connection goes once the sniffer has seen the preface. The gRPC
-/// front end (its own issue) installs a real handler here; until then the connection is
-/// answered with `505 HTTP Version Not Supported` and closed.
+/// Where an HTTP/2 (gRPC) connection goes once the sniffer has seen the preface: the gRPC
+/// front end (`HTTP2Server`). A server built without one answers such a connection with
+/// `505 HTTP Version Not Supported` and closes it.
 public protocol HTTP2ConnectionHandler: Sendable {
     /// Takes over the socket; `initialBytes` are those already read (the preface and more).
     /// The handler owns `socket` and must close it.
