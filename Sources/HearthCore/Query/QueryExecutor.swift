@@ -80,7 +80,7 @@ struct QueryExecutor {
             scanning: while let (key, docKey) = it.next() {
                 for stop in plan.stops where Self.beyond(key.bytes, stop) { break scanning }
                 guard let doc = state.documents[docKey]?.document else { continue }
-                switch accepts(doc, scopeAndOrderSettled: settled) {
+                switch accepts(doc, scopeAndOrderSettled: settled, filterSettled: plan.filterSettled) {
                 case .match:
                     out.append(doc)
                     if let limit, out.count >= limit { break scanning }
@@ -122,8 +122,9 @@ struct QueryExecutor {
     enum Verdict { case match, noMatch, beforeStart, afterEnd }
 
     /// `scopeAndOrderSettled`: the caller knows the document is in the queried collection
-    /// and has every order-by field (an entry of a collection-scope index scan).
-    func accepts(_ doc: Document, scopeAndOrderSettled: Bool = false) -> Verdict {
+    /// and has every order-by field (an entry of a collection-scope index scan);
+    /// `filterSettled`: it satisfies one disjunct of the filter (`QueryPlan.filterSettled`).
+    func accepts(_ doc: Document, scopeAndOrderSettled: Bool = false, filterSettled: Bool = false) -> Verdict {
         let q = query.query
         if scopeAndOrderSettled {
             // Checked by the index scan.
@@ -136,7 +137,7 @@ struct QueryExecutor {
         if !scopeAndOrderSettled {
             for f in query.orderedFields where doc.fields.value(at: f) == nil { return .noMatch }
         }
-        if let filter = query.filter, !filter.matches(doc) { return .noMatch }
+        if !filterSettled, let filter = query.filter, !filter.matches(doc) { return .noMatch }
         if let start = query.startAt {
             let c = compare(doc, to: start)
             if c < 0 || (c == 0 && !start.before) { return .beforeStart }

@@ -23,6 +23,12 @@ struct QueryPlan {
     /// Whether the scan yields documents in the query's normalised order (so limits and end
     /// cursors can stop it early); otherwise the executor sorts.
     var ordered: Bool
+    /// Whether every entry the scan visits satisfies the plan's whole conjunction, so the
+    /// executor need not evaluate the filter: each constraint is an equality (or
+    /// array-contains) whose value the scan prefix fixes — equal values encode to the same
+    /// bytes — and none of them has a null or NaN operand (those match nothing) or a
+    /// reference (compared with its database).
+    var filterSettled = false
 }
 
 enum QueryPlanner {
@@ -42,6 +48,7 @@ enum QueryPlanner {
         // Equality-type constraints, one per field (a second one on a field only narrows
         // what the post-filter removes anyway), sorted by field path.
         var equalities: [(field: IndexDefinition.Field, value: Value)] = []
+        var filterSettled = true
         for leaf in conjunction {
             let e: (IndexDefinition.Field, Value)?
             switch leaf {
@@ -51,7 +58,15 @@ enum QueryPlanner {
             case .field(let f, .arrayContains, let v): e = (.init(f, .contains), v)
             default: e = nil
             }
-            if let e, !equalities.contains(where: { $0.field == e.0 }) { equalities.append(e) }
+            guard let e, !equalities.contains(where: { $0.field == e.0 }) else {
+                filterSettled = false
+                continue
+            }
+            equalities.append(e)
+            switch leaf {
+            case .field(_, _, let v): if !Self.settlesByEncoding(v) { filterSettled = false }
+            default: filterSettled = false
+            }
         }
         equalities.sort { $0.field.path < $1.field.path || ($0.field.path == $1.field.path && $0.field.kind == .contains) }
 
@@ -71,7 +86,8 @@ enum QueryPlanner {
         }
         for e in equalities { IndexKeyEncoding.encode(e.value, into: &prefix) }
 
-        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: [prefix], ordered: inOrder)
+        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: [prefix], ordered: inOrder,
+                             filterSettled: filterSettled)
         guard inOrder else { return plan }
 
         // Range filters on the first ordered field bound the scan.
@@ -105,6 +121,19 @@ enum QueryPlanner {
             plan.stops.append(prefix + encode(end, order: order, definition: definition))
         }
         return plan
+    }
+
+    /// Whether an equality operand is matched exactly by comparing encodings: no null, NaN
+    /// or reference anywhere in it (their equality rules are not plain value identity).
+    private static func settlesByEncoding(_ v: Value) -> Bool {
+        switch v {
+        case .null, .reference: return false
+        case .double(let d): return !d.isNaN
+        case .array(let items): return items.allSatisfy(settlesByEncoding)
+        case .map(let m): return m.entries.allSatisfy { settlesByEncoding($0.value) }
+        case .vector(let items): return !items.contains { $0.isNaN }
+        default: return true
+        }
     }
 
     /// A cursor's values as index-key bytes (directions applied).
