@@ -326,6 +326,12 @@ extension Optional: OptionalBox {
 
 /// Unwraps nested optionals boxed in `Any`; `.none` becomes `NSNull()`.
 func unwrapOptional(_ value: Any) -> Any {
+    // The common field types first, by metatype: the protocol cast below costs far more.
+    let type = Swift.type(of: value)
+    if type == String.self || type == Int.self || type == Double.self || type == Bool.self
+        || type == FieldValue.self || type == [String: Any].self || type == Timestamp.self || type == [Any].self {
+        return value
+    }
     guard let box = value as? any OptionalBox else { return value }
     guard let w = box.wrapped else { return NSNull() }
     return unwrapOptional(w)

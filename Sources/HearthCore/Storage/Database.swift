@@ -139,6 +139,9 @@ public final class Database: Sendable {
         var written = false
         /// The commit leaves it as it was (nothing to install).
         var unchanged = false
+        /// The field paths the commit's writes can have changed; nil once a write replaced
+        /// or deleted the whole document. Fields outside them are the original's.
+        var changedPaths: [FieldPath]? = []
     }
 
     /// The write pipeline inside the commit lock: apply in order against a working set,
@@ -169,6 +172,12 @@ public final class Database: Sendable {
             }
             let (doc, transformResults) = try write.apply(to: touched[i].current, commitTime: commitTime, database: database)
             touched[i].current = doc
+            switch write.operation {
+            case .set, .delete: touched[i].changedPaths = nil
+            case .update(_, let mask): touched[i].changedPaths? += mask
+            case .verify, .transformOnly: break
+            }
+            if touched[i].changedPaths != nil { touched[i].changedPaths! += write.transforms.map(\.path) }
             if case .delete = write.operation { touched[i].deletedInCommit = true }
             if case .verify = write.operation {} else { touched[i].written = true }
             afterEach.append((i, doc, transformResults))
@@ -179,7 +188,8 @@ public final class Database: Sendable {
                 touched[i].unchanged = touched[i].original == nil
                 continue
             }
-            if let original = touched[i].original, original.createTime == doc.createTime, original.fields == doc.fields {
+            if let original = touched[i].original, original.createTime == doc.createTime,
+               Self.sameFields(original, doc, outside: touched[i].changedPaths) {
                 touched[i].current = original
                 touched[i].unchanged = true
             } else {
@@ -210,6 +220,17 @@ public final class Database: Sendable {
             return WriteResult(updateTime: doc.updateTime, transformResults: entry.transforms)
         }
         return CommitResult(commitTime: commitTime, writeResults: results)
+    }
+
+    /// Whether `a` and `b` hold the same fields, knowing they can only differ within the
+    /// top-level fields of `paths` (nil: anywhere) — an update compares the fields it names,
+    /// not the whole document.
+    private static func sameFields(_ a: Document, _ b: Document, outside paths: [FieldPath]?) -> Bool {
+        guard let paths else { return a.fields == b.fields }
+        return paths.allSatisfy { p in
+            guard let top = p.segments.first else { return true }
+            return a.fields[top] == b.fields[top]
+        }
     }
 
     private func purgeTombstones(_ core: inout Core, now: Timestamp) {

@@ -90,6 +90,15 @@ struct DatabaseCommitTests {
         let r2 = try db.commit([.update(testPath("c/d"), testFields(["m": testMap(["x": .string("y")])]), mask: [testFieldPath("m.x")])])
         #expect(r2.writeResults[0].updateTime == t1)
         #expect(db.document(testPath("c/d"))?.updateTime == t1)
+        // Updates are judged on the fields they name: deleting a missing path changes
+        // nothing, a new nested value or an int → double at the same path does.
+        let r3 = try db.commit([.update(testPath("c/d"), MapValue(), mask: [testFieldPath("zz"), testFieldPath("m.nope")])])
+        #expect(r3.writeResults[0].updateTime == t1)
+        let r4 = try db.commit([.update(testPath("c/d"), testFields(["m": testMap(["z": .integer(2)])]), mask: [testFieldPath("m.z")])])
+        #expect(r4.writeResults[0].updateTime == r4.commitTime)
+        let r5 = try db.commit([.update(testPath("c/d"), testFields(["a": .double(1.0)]), mask: [testFieldPath("a")])])
+        #expect(r5.writeResults[0].updateTime == r5.commitTime)
+        #expect(db.document(testPath("c/d"))?.fields == testFields(["a": .double(1.0), "m": testMap(["x": .string("y"), "z": .integer(2)])]))
     }
 
     // semantics §25: changing 1 to 1.0 is a change.
