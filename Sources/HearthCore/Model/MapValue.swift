@@ -25,18 +25,7 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
     /// Index of `key`, or where it would be inserted.
     @inline(__always)
     func search(_ key: String) -> (index: Int, found: Bool) {
-        // Probing through a buffer pointer reads each entry in place; `entries[mid]` would
-        // copy the (key, value) pair out, retaining and releasing both.
-        entries.withUnsafeBufferPointer { entries in
-            var lo = 0, hi = entries.count
-            while lo < hi {
-                let mid = (lo + hi) >> 1
-                let c = compareUTF8(entries[mid].key, key)
-                if c == 0 { return (mid, true) }
-                if c < 0 { lo = mid + 1 } else { hi = mid }
-            }
-            return (lo, false)
-        }
+        sortedEntryIndex(of: key, in: entries)
     }
 
     public subscript(key: String) -> Value? {
@@ -125,5 +114,23 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
 
     public var description: String {
         "{" + entries.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+    }
+}
+
+/// Binary search for `key` in entries sorted by the UTF-8 bytes of their keys (the order of
+/// `MapValue` and of the rules language's maps): its index, or where it would be inserted.
+/// It probes through a buffer pointer, reading each entry in place: `entries[mid]` would
+/// copy the (key, value) pair out, retaining and releasing both.
+@inline(__always)
+public func sortedEntryIndex<V>(of key: String, in entries: [(key: String, value: V)]) -> (index: Int, found: Bool) {
+    entries.withUnsafeBufferPointer { entries in
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            let c = compareUTF8(entries[mid].key, key)
+            if c == 0 { return (mid, true) }
+            if c < 0 { lo = mid + 1 } else { hi = mid }
+        }
+        return (lo, false)
     }
 }

@@ -36,14 +36,7 @@ public struct RulesMap: Sendable {
             for i in entries.indices where entries[i].key.utf8.elementsEqual(key.utf8) { return (i, true) }
             return (entries.count, false)
         }
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let c = compareUTF8(entries[mid].key, key)
-            if c == 0 { return (mid, true) }
-            if c < 0 { lo = mid + 1 } else { hi = mid }
-        }
-        return (lo, false)
+        return sortedEntryIndex(of: key, in: entries)
     }
 
     /// Adds at the end (or replaces the value of an existing key).
