@@ -44,12 +44,12 @@ extension Database {
             let docs = QueryExecutor(query: normalized, state: point.state, readTime: point.readTime ?? point.state.readTime).run()
             return QueryResult(documents: Self.project(docs, query.projection), readTime: point.readTime ?? point.state.readTime)
         }
-        let normalized = try NormalizedQuery(query, database: id)
         guard query.findNearest == nil else {
             let result = try runQuery(query)
             try recordReads(result.documents, transaction: transaction)
             return result
         }
+        let normalized = try NormalizedQuery(query, database: id)
         try checkIndexes(normalized, aggregations: [])
         let (docs, time, state) = try execute(normalized, readTime: nil, limit: nil)
         let limited = query.limit.map { docs.count >= $0 } ?? false

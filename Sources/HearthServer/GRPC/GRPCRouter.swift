@@ -129,7 +129,7 @@ struct GRPCRouter: HTTP2StreamHandler {
 
         private func dispatch(_ message: [UInt8]) {
             let (call, handler) = (call, handler)
-            let started = WorkerPool.calls.run {
+            call.runWorker {
                 guard !call.isEnded else { return }
                 do throws(FirestoreError) {
                     try handler(message, call)
@@ -138,7 +138,6 @@ struct GRPCRouter: HTTP2StreamHandler {
                     call.finish(error)
                 }
             }
-            if !started { call.finish(.resourceExhausted, message: "The server could not start a thread for this call.") }
         }
     }
 

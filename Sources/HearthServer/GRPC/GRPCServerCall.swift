@@ -50,6 +50,14 @@ final class GRPCServerCall: Sendable {
         if register { GRPCDeadlines.shared.watch(self, for: duration) }
     }
 
+    /// Runs the call's handler on a worker thread (`WorkerPool.calls`: an idle one or a new
+    /// one, so calls never wait for each other); RESOURCE_EXHAUSTED when none can start.
+    func runWorker(_ body: @escaping @Sendable () -> Void) {
+        if !WorkerPool.calls.run(body) {
+            finish(.resourceExhausted, message: "The server could not start a thread for this call.")
+        }
+    }
+
     /// Whether the call has ended (answered, expired or reset).
     var isEnded: Bool { progress.withLock { $0.ended } }
 

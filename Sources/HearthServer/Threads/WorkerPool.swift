@@ -6,7 +6,7 @@ import Synchronization
 /// for `idleTimeout` seconds ends, so an idle server keeps no workers. Reuse spares each
 /// short call (a unary gRPC request) a thread's creation and teardown.
 final class WorkerPool: Sendable {
-    /// The pool unary gRPC calls run on.
+    /// The pool gRPC calls run on: unary handlers and the Listen / Write stream sessions.
     static let calls = WorkerPool(stackSize: 8 << 20, idleTimeout: 10)
 
     private final class Worker: @unchecked Sendable {

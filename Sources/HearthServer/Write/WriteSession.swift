@@ -37,12 +37,10 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         self.call = call
     }
 
-    /// Starts a session for `call` (its worker thread included); RESOURCE_EXHAUSTED when no
-    /// thread can be started.
+    /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
     static func start(state: EmulatorState, call: GRPCServerCall) -> WriteSession {
         let session = WriteSession(state: state, call: call)
-        let started = ThreadSpawner.spawn(stackSize: 8 << 20) { session.run() }
-        if !started { call.finish(.resourceExhausted, message: "The server could not start a thread for this call.") }
+        call.runWorker { session.run() }
         return session
     }
 
