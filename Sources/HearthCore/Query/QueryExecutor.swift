@@ -105,7 +105,7 @@ struct QueryExecutor {
         } else {
             let start = DocumentKey.start(of: q.collectionPath)
             var it = state.documents.elements(from: start, inclusive: true, descending: false)
-            while let (key, version) = it.next(), key.encoded.starts(with: start.encoded) { consider(version) }
+            while let (key, version) = it.next(), key.hasPrefix(start) { consider(version) }
         }
         return out
     }

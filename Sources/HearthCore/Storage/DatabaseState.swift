@@ -35,7 +35,7 @@ public struct DatabaseState: Sendable {
         var out: [Document] = []
         let start = DocumentKey.start(of: collection)
         var it = documents.elements(from: start, inclusive: true, descending: false)
-        while let (key, version) = it.next(), key.encoded.starts(with: start.encoded) {
+        while let (key, version) = it.next(), key.hasPrefix(start) {
             let doc = time.map { version.version(at: $0)?.document } ?? version.document
             if let doc { out.append(doc) }
         }

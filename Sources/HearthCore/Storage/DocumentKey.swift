@@ -4,34 +4,68 @@ import Foundation
 /// order), so each collection's documents are contiguous and in `__name__` order.
 ///
 /// The key carries an order-preserving byte encoding of that order, so the B-tree compares
-/// keys with one `memcmp` instead of segment-by-segment string work:
+/// keys as bytes instead of segment-by-segment string work:
 /// each segment is `0x01` + the 8-byte big-endian biased value for a numeric ID
 /// (`__id<int64>__`, which sorts first), or `0x02` + its UTF-8 bytes with `0x00` escaped as
 /// `0x00 0xFF` + the terminator `0x00 0x01`; a `0x00` separates the collection path from
 /// the document ID (so a shorter collection path sorts first). Because the separator
 /// directly follows the collection's segments, the keys of one collection's documents are
 /// exactly those starting with `prefix(of:)` — deeper collections never interleave.
+///
+/// The first 32 encoded bytes are also kept inline as four big-endian words: a B-tree node
+/// holds its keys in one array, so a binary search compares words already in the node
+/// instead of following each probed key to its byte buffer (most keys — `users/<auto-ID>` —
+/// are decided within 32 bytes).
 public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let path: ResourcePath
     let encoded: [UInt8]
+    /// `encoded`'s bytes 0..<32, big-endian, zero-padded.
+    private let head: (UInt64, UInt64, UInt64, UInt64)
+    /// `encoded.count`, kept inline with the head.
+    private let length: Int32
     /// How many leading bytes of `encoded` are the collection's prefix (`prefix(of:)`).
-    let collectionPrefixLength: Int
+    private let prefixLength: Int32
+
+    var collectionPrefixLength: Int { Int(prefixLength) }
 
     /// `path` must be a document path.
     public init(_ path: ResourcePath) {
-        self.path = path
         var bytes: [UInt8] = []
         bytes.reserveCapacity(path.segments.reduce(4) { $0 + $1.utf8.count + 3 })
         var prefixLength = 0
-        for (i, segment) in path.segments.enumerated() {
-            if i == path.segments.count - 1 {
+        let last = path.segments.count - 1
+        for i in path.segments.indices {
+            if i == last {
                 bytes.append(0x00)
                 prefixLength = bytes.count
             }
-            Self.encode(segment, into: &bytes)
+            Self.encode(path.segments[i], into: &bytes)
         }
-        encoded = bytes
-        collectionPrefixLength = prefixLength
+        self.init(path: path, encoded: bytes, prefixLength: prefixLength)
+    }
+
+    private init(path: ResourcePath, encoded: [UInt8], prefixLength: Int) {
+        self.path = path
+        self.encoded = encoded
+        self.prefixLength = Int32(prefixLength)
+        length = Int32(encoded.count)
+        head = encoded.withUnsafeBufferPointer { b in
+            (Self.word(b, 0), Self.word(b, 8), Self.word(b, 16), Self.word(b, 24))
+        }
+    }
+
+    /// Eight bytes of `b` from `offset` as a big-endian word, zero-padded past the end.
+    @inline(__always)
+    private static func word(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> UInt64 {
+        if offset + 8 <= b.count {
+            return UInt64(bigEndian: UnsafeRawPointer(b.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+        }
+        var w: UInt64 = 0
+        for i in 0..<8 {
+            w <<= 8
+            if offset + i < b.count { w |= UInt64(b[offset + i]) }
+        }
+        return w
     }
 
     public var collection: ResourcePath { path.parent }
@@ -46,9 +80,16 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
             return
         }
         bytes.append(0x02)
-        for b in segment.utf8 {
-            bytes.append(b)
-            if b == 0 { bytes.append(0xFF) }
+        var segment = segment
+        segment.withUTF8 { utf8 in
+            if !utf8.contains(0) {
+                bytes.append(contentsOf: utf8)
+            } else {
+                for b in utf8 {
+                    bytes.append(b)
+                    if b == 0 { bytes.append(0xFF) }
+                }
+            }
         }
         bytes.append(0x00)
         bytes.append(0x01)
@@ -65,26 +106,48 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// A bound key that sorts just before the first document of `collection`.
     public static func start(of collection: ResourcePath) -> DocumentKey {
-        DocumentKey(path: collection, encoded: prefix(of: collection))
+        let bytes = prefix(of: collection)
+        return DocumentKey(path: collection, encoded: bytes, prefixLength: bytes.count)
     }
 
-    private init(path: ResourcePath, encoded: [UInt8]) {
-        self.path = path
-        self.encoded = encoded
-        collectionPrefixLength = encoded.count
+    /// Whether this key's bytes begin with `other`'s (a collection's `start(of:)` key
+    /// prefixes exactly the keys of its documents).
+    func hasPrefix(_ other: DocumentKey) -> Bool {
+        encoded.starts(with: other.encoded)
     }
 
-    public static func < (a: DocumentKey, b: DocumentKey) -> Bool {
-        a.encoded.withUnsafeBufferPointer { pa in
-            b.encoded.withUnsafeBufferPointer { pb in
-                let n = min(pa.count, pb.count)
-                let c = n == 0 ? 0 : memcmp(pa.baseAddress!, pb.baseAddress!, n)
-                return c != 0 ? c < 0 : pa.count < pb.count
+    /// Byte-wise three-way comparison: the inline heads first, the buffers only past them.
+    @inline(__always)
+    private static func compare(_ a: DocumentKey, _ b: DocumentKey) -> Int {
+        if a.head.0 != b.head.0 { return a.head.0 < b.head.0 ? -1 : 1 }
+        if a.head.1 != b.head.1 { return a.head.1 < b.head.1 ? -1 : 1 }
+        if a.head.2 != b.head.2 { return a.head.2 < b.head.2 ? -1 : 1 }
+        if a.head.3 != b.head.3 { return a.head.3 < b.head.3 ? -1 : 1 }
+        // Equal heads: when both keys fit in them, zero padding made the shorter one a
+        // prefix of the longer; otherwise compare the rest.
+        if a.length > 32 && b.length > 32 {
+            let c = a.encoded.withUnsafeBufferPointer { pa in
+                b.encoded.withUnsafeBufferPointer { pb in
+                    memcmp(pa.baseAddress! + 32, pb.baseAddress! + 32, Int(min(a.length, b.length)) - 32)
+                }
             }
+            if c != 0 { return c < 0 ? -1 : 1 }
         }
+        return a.length == b.length ? 0 : (a.length < b.length ? -1 : 1)
     }
 
-    public static func == (a: DocumentKey, b: DocumentKey) -> Bool { a.encoded == b.encoded }
+    public static func < (a: DocumentKey, b: DocumentKey) -> Bool { compare(a, b) < 0 }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+    public static func == (a: DocumentKey, b: DocumentKey) -> Bool {
+        a.head == b.head && a.length == b.length && (a.length <= 32 || a.encoded == b.encoded)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(head.0)
+        hasher.combine(head.1)
+        hasher.combine(head.2)
+        hasher.combine(head.3)
+        hasher.combine(length)
+        if length > 32 { encoded[32...].withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
 }

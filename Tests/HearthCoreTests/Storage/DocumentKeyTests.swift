@@ -10,6 +10,11 @@ struct DocumentKeyTests {
         "c/12", "c/7", "c/a\u{0}", "c/a\u{0}b", "c/a\u{1}", "c/ab", "c/\u{E9}", "c/e\u{301}", "c/🐵", "c/Ｐ",
         "c/a/sub/x", "c/a/sub/__id1__", "c/b/sub/a", "c/__id7__/sub/a", "cc/a", "c\u{0}/a", "b/z", "__id3__/a",
         "c/a/s/x/t/y",
+        // Keys longer than the 32 bytes kept inline, equal through them and differing after.
+        "longcollectionname/abcdefghijklmnopqrstuvwxyz", "longcollectionname/abcdefghijklmnopqrstuvwxyz0",
+        "longcollectionname/abcdefghijklmnopqrstuvwxyz1", "longcollectionname/abcdefghijklmnopqrstuvwxyz\u{0}",
+        "longcollectionname/abcdefghijk", "longcollectionname/abcdefghijl", "longcollectionname/abcdefghij\u{0}",
+        "longcollectionname/abcdefghijklmnopqrstuvwxyz/sub/a", "longcollectionnamf/a",
     ].map { ResourcePath(segments: $0.split(separator: "/").map(String.init)) }
 
     /// The documented order: parent collection path, then document ID (§2 ID order).
@@ -28,6 +33,28 @@ struct DocumentKeyTests {
                 #expect((ka == kb) == (expected == 0), "\(a) vs \(b)")
                 if expected == 0 { #expect(ka.hashValue == kb.hashValue) }
             }
+        }
+    }
+
+    @Test("random keys around the 32-byte inline head order like their paths")
+    func randomOrder() {
+        // Short alphabets with NUL make long shared prefixes and zero bytes at every offset.
+        var rng = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "b", "\u{0}", "_", "1"]
+        func segment(_ length: Int) -> String { String((0..<length).map { _ in alphabet.randomElement(using: &rng)! }) }
+        func path() -> ResourcePath {
+            var segments = [String(repeating: "c", count: Int.random(in: 1...14, using: &rng)), segment(Int.random(in: 1...30, using: &rng))]
+            if Bool.random(using: &rng) { segments += ["s", segment(Int.random(in: 1...8, using: &rng))] }
+            return ResourcePath(segments: segments)
+        }
+        let sample = (0..<400).map { _ in path() }
+        for (a, b) in Array(zip(sample, sample.shuffled(using: &rng))) + Array(zip(sample, sample)) {
+            let expected = Self.reference(a, b)
+            let ka = DocumentKey(a), kb = DocumentKey(b)
+            #expect((ka < kb) == (expected < 0), "\(a) vs \(b)")
+            #expect((kb < ka) == (expected > 0), "\(b) vs \(a)")
+            #expect((ka == kb) == (expected == 0), "\(a) vs \(b)")
+            if expected == 0 { #expect(ka.hashValue == kb.hashValue) }
         }
     }
 
