@@ -1,18 +1,28 @@
 import Foundation
 import HearthCore
+import Synchronization
 
 /// A reference to a document location (which may or may not hold a document).
 public final class DocumentReference: @unchecked Sendable, Hashable, CustomStringConvertible {
     public let firestore: Firestore
     /// The document's path relative to the database root.
     let key: ResourcePath
-    /// The engine's storage key for `key`, encoded once per reference.
-    let storageKey: DocumentKey
+    /// The engine's storage key for `key`, encoded on the first read through this reference
+    /// (query results make a reference per document, most never read through).
+    private let encodedKey = Mutex<DocumentKey?>(nil)
 
     init(firestore: Firestore, path: ResourcePath) {
         self.firestore = firestore
         self.key = path
-        self.storageKey = DocumentKey(path)
+    }
+
+    var storageKey: DocumentKey {
+        encodedKey.withLock { cached in
+            if let cached { return cached }
+            let encoded = DocumentKey(key)
+            cached = encoded
+            return encoded
+        }
     }
 
     public var documentID: String { key.lastSegment }
@@ -60,21 +70,21 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func setData(_ documentData: [String: Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        let write = requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }
+        let write = requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, document: storageKey) }
         firestore.commit([write], completion: completion.map(sendable))
     }
 
     public func setData(_ documentData: [String: Any], merge: Bool, completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
         let write = requireValid { () throws(FirestoreError) in
-            merge ? try reader.mergeWrite(documentData, path: key) : try reader.setWrite(documentData, path: key)
+            merge ? try reader.mergeWrite(documentData, document: storageKey) : try reader.setWrite(documentData, document: storageKey)
         }
         firestore.commit([write], completion: completion.map(sendable))
     }
 
     public func setData(_ documentData: [String: Any], mergeFields: [Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        let write = requireValid { () throws(FirestoreError) in try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, path: key) }
+        let write = requireValid { () throws(FirestoreError) in try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, document: storageKey) }
         firestore.commit([write], completion: completion.map(sendable))
     }
 
@@ -84,7 +94,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func updateData(_ fields: [AnyHashable: Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        let write = requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }
+        let write = requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, document: storageKey) }
         firestore.commit([write], completion: completion.map(sendable))
     }
 
@@ -101,26 +111,26 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func setData(_ documentData: [String: Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, path: key) }])
+        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, document: storageKey) }])
     }
 
     public func setData(_ documentData: [String: Any], merge: Bool) async throws {
         firestore.ensureActive()
         try firestore.commit([requireValid { () throws(FirestoreError) in
-            merge ? try reader.mergeWrite(documentData, path: key) : try reader.setWrite(documentData, path: key)
+            merge ? try reader.mergeWrite(documentData, document: storageKey) : try reader.setWrite(documentData, document: storageKey)
         }])
     }
 
     public func setData(_ documentData: [String: Any], mergeFields: [Any]) async throws {
         firestore.ensureActive()
         try firestore.commit([requireValid { () throws(FirestoreError) in
-            try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, path: key)
+            try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, document: storageKey)
         }])
     }
 
     public func updateData(_ fields: [AnyHashable: Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, path: key) }])
+        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, document: storageKey) }])
     }
 
     public func delete() async throws {

@@ -7,10 +7,10 @@ import HearthCore
 public final class Transaction {
     let firestore: Firestore
     /// Each document read, with its update time (nil: it was missing).
-    private var readVersions: [ResourcePath: HearthCore.Timestamp?] = [:]
-    private var readOrder: [ResourcePath] = []
+    private var readVersions: [DocumentKey: HearthCore.Timestamp?] = [:]
+    private var readOrder: [DocumentKey] = []
     private var writes: [Write] = []
-    private var writtenDocs: Set<ResourcePath> = []
+    private var writtenDocs: Set<DocumentKey> = []
     /// The first error of this attempt (a read after a write, a version change between two
     /// reads, an update of a document read as missing); it fails the attempt.
     private(set) var failure: FirestoreError?
@@ -24,39 +24,40 @@ public final class Transaction {
             throw fail(.invalidArgument("Firestore transactions require all reads to be executed before all writes."))
         }
         do { try firestore.access.checkGet(document.key, in: firestore.database) } catch { throw fail(error) }
-        let doc = firestore.database.document(document.storageKey)
+        let key = document.storageKey
+        let doc = firestore.database.document(key)
         let version = doc?.updateTime
-        if let seen = readVersions[document.key] {
+        if let seen = readVersions[key] {
             if seen != version { throw fail(FirestoreError(.aborted, "Document version changed between two reads.")) }
         } else {
-            readVersions[document.key] = .some(version)
-            readOrder.append(document.key)
+            readVersions[key] = .some(version)
+            readOrder.append(key)
         }
         return DocumentSnapshot(reference: document, document: doc, metadata: .server)
     }
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference) -> Transaction {
-        write(document, requireValid { () throws(FirestoreError) in try document.reader.setWrite(data, path: document.key) })
+        write(document, requireValid { () throws(FirestoreError) in try document.reader.setWrite(data, document: document.storageKey) })
     }
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference, merge: Bool) -> Transaction {
         write(document, requireValid { () throws(FirestoreError) in
-            merge ? try document.reader.mergeWrite(data, path: document.key) : try document.reader.setWrite(data, path: document.key)
+            merge ? try document.reader.mergeWrite(data, document: document.storageKey) : try document.reader.setWrite(data, document: document.storageKey)
         })
     }
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference, mergeFields: [Any]) -> Transaction {
         write(document, requireValid { () throws(FirestoreError) in
-            try document.reader.mergeFieldsWrite(data, mergeFields: mergeFields, path: document.key)
+            try document.reader.mergeFieldsWrite(data, mergeFields: mergeFields, document: document.storageKey)
         })
     }
 
     @discardableResult
     public func updateData(_ fields: [AnyHashable: Any], forDocument document: DocumentReference) -> Transaction {
-        write(document, requireValid { () throws(FirestoreError) in try document.reader.updateWrite(fields, path: document.key) })
+        write(document, requireValid { () throws(FirestoreError) in try document.reader.updateWrite(fields, document: document.storageKey) })
     }
 
     @discardableResult
@@ -76,7 +77,7 @@ public final class Transaction {
         checkInstance(document)
         var write = write
         let isUpdate = write.precondition == .exists(true)
-        if !writtenDocs.contains(document.key), let read = readVersions[document.key] {
+        if !writtenDocs.contains(write.key), let read = readVersions[write.key] {
             if let version = read {
                 write.precondition = .updateTime(version)
             } else if isUpdate {
@@ -85,7 +86,7 @@ public final class Transaction {
                 write.precondition = .exists(false)
             }
         }
-        writtenDocs.insert(document.key)
+        writtenDocs.insert(write.key)
         writes.append(write)
         return self
     }
@@ -100,9 +101,9 @@ public final class Transaction {
     /// not written.
     var commitWrites: [Write] {
         var all = writes
-        for path in readOrder where !writtenDocs.contains(path) {
-            let version = readVersions[path]!
-            all.append(Write(path: path, operation: .verify, precondition: version.map { .updateTime($0) } ?? .exists(false)))
+        for key in readOrder where !writtenDocs.contains(key) {
+            let version = readVersions[key]!
+            all.append(Write(key: key, operation: .verify, precondition: version.map { .updateTime($0) } ?? .exists(false)))
         }
         return all
     }

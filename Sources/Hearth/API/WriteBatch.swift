@@ -20,26 +20,26 @@ public final class WriteBatch {
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference) -> WriteBatch {
-        add(document) { () throws(FirestoreError) in try document.reader.setWrite(data, path: document.key) }
+        add(document) { () throws(FirestoreError) in try document.reader.setWrite(data, document: document.storageKey) }
     }
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference, merge: Bool) -> WriteBatch {
         add(document) { () throws(FirestoreError) in
-            merge ? try document.reader.mergeWrite(data, path: document.key) : try document.reader.setWrite(data, path: document.key)
+            merge ? try document.reader.mergeWrite(data, document: document.storageKey) : try document.reader.setWrite(data, document: document.storageKey)
         }
     }
 
     @discardableResult
     public func setData(_ data: [String: Any], forDocument document: DocumentReference, mergeFields: [Any]) -> WriteBatch {
         add(document) { () throws(FirestoreError) in
-            try document.reader.mergeFieldsWrite(data, mergeFields: mergeFields, path: document.key)
+            try document.reader.mergeFieldsWrite(data, mergeFields: mergeFields, document: document.storageKey)
         }
     }
 
     @discardableResult
     public func updateData(_ fields: [AnyHashable: Any], forDocument document: DocumentReference) -> WriteBatch {
-        add(document) { () throws(FirestoreError) in try document.reader.updateWrite(fields, path: document.key) }
+        add(document) { () throws(FirestoreError) in try document.reader.updateWrite(fields, document: document.storageKey) }
     }
 
     @discardableResult

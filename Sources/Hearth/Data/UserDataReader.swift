@@ -31,21 +31,21 @@ struct UserDataReader {
     // MARK: Writes
 
     /// `setData(_:)`: replace the document.
-    func setWrite(_ data: [String: Any], path: ResourcePath) throws(FirestoreError) -> Write {
+    func setWrite(_ data: [String: Any], document key: DocumentKey) throws(FirestoreError) -> Write {
         var ctx = Context(source: .set)
         let fields = try parseMap(data, ctx: &ctx)
-        return Write(path: path, operation: .set(fields), transforms: ctx.transforms)
+        return Write(key: key, operation: .set(fields), transforms: ctx.transforms)
     }
 
     /// `setData(_:merge: true)`: the mask is every leaf of the data.
-    func mergeWrite(_ data: [String: Any], path: ResourcePath) throws(FirestoreError) -> Write {
+    func mergeWrite(_ data: [String: Any], document key: DocumentKey) throws(FirestoreError) -> Write {
         var ctx = Context(source: .mergeSet)
         let fields = try parseMap(data, ctx: &ctx)
-        return Write(path: path, operation: .update(fields, mask: ctx.maskPaths), transforms: ctx.transforms)
+        return Write(key: key, operation: .update(fields, mask: ctx.maskPaths), transforms: ctx.transforms)
     }
 
     /// `setData(_:mergeFields:)`: only the listed paths are written.
-    func mergeFieldsWrite(_ data: [String: Any], mergeFields: [Any], path: ResourcePath) throws(FirestoreError) -> Write {
+    func mergeFieldsWrite(_ data: [String: Any], mergeFields: [Any], document key: DocumentKey) throws(FirestoreError) -> Write {
         var ctx = Context(source: .mergeSet)
         let all = try parseMap(data, ctx: &ctx)
         var mask: [HearthCore.FieldPath] = []
@@ -70,11 +70,11 @@ struct UserDataReader {
         }
         let transforms = ctx.transforms.filter { t in mask.contains { $0.isPrefix(of: t.path) } }
         // A listed path with no data is cleared; its transforms then apply on top.
-        return Write(path: path, operation: .update(fields, mask: mask), transforms: transforms)
+        return Write(key: key, operation: .update(fields, mask: mask), transforms: transforms)
     }
 
     /// `updateData(_:)`: keys are dotted paths or `FieldPath`s; each value replaces its path.
-    func updateWrite(_ data: [AnyHashable: Any], path: ResourcePath) throws(FirestoreError) -> Write {
+    func updateWrite(_ data: [AnyHashable: Any], document key: DocumentKey) throws(FirestoreError) -> Write {
         var ctx = Context(source: .update)
         var fields = MapValue()
         var mask: [HearthCore.FieldPath] = []
@@ -99,7 +99,7 @@ struct UserDataReader {
                 mask.append(p)
             }
         }
-        return Write(path: path, operation: .update(fields, mask: mask), transforms: ctx.transforms, precondition: .exists(true))
+        return Write(key: key, operation: .update(fields, mask: mask), transforms: ctx.transforms, precondition: .exists(true))
     }
 
     /// A query argument (filter operand, cursor value): no sentinels; arrays may not nest.

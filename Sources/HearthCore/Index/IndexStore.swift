@@ -30,10 +30,15 @@ struct IndexStore: Sendable {
     }
 
     /// Keeps every materialised index of the document's collection group in step with one
-    /// document change.
-    mutating func update(_ key: DocumentKey, from before: Document?, to after: Document?) {
+    /// document change. `changedPaths`, when known, are the only fields that can differ
+    /// between `before` and `after`: an index on none of them is left alone unexamined.
+    mutating func update(_ key: DocumentKey, from before: Document?, to after: Document?, changedPaths: [FieldPath]? = nil) {
         guard !byGroup.isEmpty, let definitions = byGroup[key.path.segments[key.path.count - 2]] else { return }
         for definition in definitions {
+            if before != nil, after != nil, let changedPaths,
+               !definition.fields.contains(where: { f in changedPaths.contains { $0.isPrefix(of: f.path) || f.path.isPrefix(of: $0) } }) {
+                continue
+            }
             // Most changes leave most indexed fields alone: compare values before encoding.
             if let before, let after, definition.fields.allSatisfy({ before.fields.value(at: $0.path) == after.fields.value(at: $0.path) }) {
                 continue

@@ -165,7 +165,7 @@ public final class Database: Sendable {
         var afterEach: [(slot: Int, document: Document?, transforms: [Value])] = []
         afterEach.reserveCapacity(writes.count)
         for write in writes {
-            let i = slot(DocumentKey(write.path))
+            let i = slot(write.key)
             if touched[i].current == nil, write.precondition == .exists(true), touched[i].deletedInCommit {
                 // Production refuses an update of a document this commit deleted (semantics §13, §20).
                 throw .invalidArgument("Cannot update document \(database.resourceName(write.path)): it is deleted earlier in the same commit.")
@@ -203,7 +203,7 @@ public final class Database: Sendable {
             let head = state.documents[t.key]
             let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon))
             state.documents.updateValue(version, forKey: t.key)
-            state.indexes.update(t.key, from: t.original, to: t.current)
+            state.indexes.update(t.key, from: t.original, to: t.current, changedPaths: t.changedPaths)
             changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))
             if t.original == nil { state.documentCount += 1 }
             if t.current == nil {

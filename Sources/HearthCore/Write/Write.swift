@@ -17,16 +17,24 @@ public struct Write: Sendable, Equatable {
         case transformOnly
     }
 
-    public var path: ResourcePath
+    /// The document written, with its storage encoding (a front end that already holds it
+    /// passes it in rather than have the commit encode the path again).
+    public let key: DocumentKey
     public var operation: Operation
     public var transforms: [FieldTransform]
     public var precondition: Precondition?
 
-    public init(path: ResourcePath, operation: Operation, transforms: [FieldTransform] = [], precondition: Precondition? = nil) {
-        self.path = path
+    public var path: ResourcePath { key.path }
+
+    public init(key: DocumentKey, operation: Operation, transforms: [FieldTransform] = [], precondition: Precondition? = nil) {
+        self.key = key
         self.operation = operation
         self.transforms = transforms
         self.precondition = precondition
+    }
+
+    public init(path: ResourcePath, operation: Operation, transforms: [FieldTransform] = [], precondition: Precondition? = nil) {
+        self.init(key: DocumentKey(path), operation: operation, transforms: transforms, precondition: precondition)
     }
 
     public static func set(_ path: ResourcePath, _ fields: MapValue, transforms: [FieldTransform] = []) -> Write {

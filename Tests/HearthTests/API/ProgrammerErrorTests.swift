@@ -14,19 +14,19 @@ private struct Unstorable {}
     private var path: DocumentReference { db.document("c/d") }
 
     private func setMessage(_ data: [String: Any]) -> String? {
-        apiRejection { _ = try reader.setWrite(data, path: path.key) }
+        apiRejection { _ = try reader.setWrite(data, document: path.storageKey) }
     }
 
     private func mergeMessage(_ data: [String: Any]) -> String? {
-        apiRejection { _ = try reader.mergeWrite(data, path: path.key) }
+        apiRejection { _ = try reader.mergeWrite(data, document: path.storageKey) }
     }
 
     private func mergeFieldsMessage(_ data: [String: Any], _ fields: [Any]) -> String? {
-        apiRejection { _ = try reader.mergeFieldsWrite(data, mergeFields: fields, path: path.key) }
+        apiRejection { _ = try reader.mergeFieldsWrite(data, mergeFields: fields, document: path.storageKey) }
     }
 
     private func updateMessage(_ data: [AnyHashable: Any]) -> String? {
-        apiRejection { _ = try reader.updateWrite(data, path: path.key) }
+        apiRejection { _ = try reader.updateWrite(data, document: path.storageKey) }
     }
 
     // MARK: Values
