@@ -57,4 +57,11 @@ public final class DocumentMemo: Sendable {
         slot.withLock { $0 = Entry(owner: id, value: value) }
         return value
     }
+
+    /// Drops the memoised value (when a newer version supersedes the document: reads of an
+    /// older version are rare, and its bridged form would otherwise stay for the hour the
+    /// version is retained).
+    func clear() {
+        slot.withLock { $0 = nil }
+    }
 }

@@ -201,6 +201,7 @@ public final class Database: Sendable {
         }
         for t in touched where !t.unchanged {
             let head = state.documents[t.key]
+            head?.document?.memo?.clear()
             let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon))
             state.documents.updateValue(version, forKey: t.key)
             state.indexes.update(t.key, from: t.original, to: t.current, changedPaths: t.changedPaths)
