@@ -1,3 +1,4 @@
+import Foundation
 /// Runs a normalised query against one database state.
 ///
 /// At the state's own read time the query is answered from index scans (`QueryPlanner`);
@@ -77,9 +78,15 @@ struct QueryExecutor {
             // holding all its fields, the ordered ones among them: those checks are settled.
             let settled = definition.scope == .collection
             var it = entries.elements(from: IndexKey(plan.seek), inclusive: true, descending: false)
-            scanning: while let (key, docKey) = it.next() {
-                for stop in plan.stops where Self.beyond(key.bytes, stop) { break scanning }
-                guard let doc = state.documents[docKey]?.document else { continue }
+            let documents = state.documents
+            scanning: while true {
+                // The entry is read in place: past a stop, or the version of the document it names.
+                let entry = it.withNext { (key, docKey) -> (stop: Bool, version: DocumentVersion?) in
+                    for stop in plan.stops where Self.beyond(key, stop) { return (true, nil) }
+                    return (false, documents[docKey])
+                }
+                guard let entry, !entry.stop else { break }
+                guard let doc = entry.version?.document else { continue }
                 switch accepts(doc, scopeAndOrderSettled: settled, filterSettled: plan.filterSettled) {
                 case .match:
                     out.append(doc)
@@ -111,10 +118,14 @@ struct QueryExecutor {
     }
 
     /// Whether an index key's leading bytes sort after `bound`.
-    private static func beyond(_ key: [UInt8], _ bound: [UInt8]) -> Bool {
-        let n = min(key.count, bound.count)
-        for i in 0..<n where key[i] != bound[i] { return key[i] > bound[i] }
-        return false
+    private static func beyond(_ key: borrowing IndexKey, _ bound: [UInt8]) -> Bool {
+        key.bytes.withUnsafeBufferPointer { key in
+            bound.withUnsafeBufferPointer { bound in
+                let n = min(key.count, bound.count)
+                let c = n == 0 ? 0 : memcmp(key.baseAddress!, bound.baseAddress!, n)
+                return c > 0
+            }
+        }
     }
 
     // MARK: The whole-query check

@@ -268,6 +268,24 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
             return nextFromAncestors()
         }
 
+        /// Calls `body` with the next element read in place (neither key nor value is copied
+        /// out of the leaf) and returns its result; nil when exhausted. For scans that only
+        /// look at most elements.
+        public mutating func withNext<R>(_ body: (borrowing Key, borrowing Value) -> R) -> R? {
+            let i: Int
+            if descending, position > 0 {
+                position -= 1
+                i = position
+            } else if !descending, position < keys.count {
+                position += 1
+                i = position - 1
+            } else {
+                guard let (key, value) = nextFromAncestors() else { return nil }
+                return body(key, value)
+            }
+            return keys.withUnsafeBufferPointer { k in values.withUnsafeBufferPointer { v in body(k[i], v[i]) } }
+        }
+
         /// The current leaf is exhausted: produce the next separator key from the nearest
         /// ancestor that has one left, and move to the edge leaf of the subtree that follows it.
         private mutating func nextFromAncestors() -> (key: Key, value: Value)? {
