@@ -24,6 +24,8 @@ struct Workload {
     let seed: UInt64
     let documents: [[String: Any]]
     let gets: [Int]
+    /// c_eq's 200 category operands (`k % 100`), made before the timer like every parameter.
+    let equalityCategories: [String]
     let increments: [Int]
     /// d_range lower bounds (stream S+3).
     let rangeLows: [Int]
@@ -37,6 +39,7 @@ struct Workload {
         documents = (0..<n).map { i in Self.document(i, &docs) }
         var g = SplitMix64(seed: seed + 1)
         gets = (0..<n).map { _ in Int(g.below(UInt64(n))) }
+        equalityCategories = (0..<200).map { Self.category($0 % 100) }
         var inc = SplitMix64(seed: seed + 4)
         increments = (0..<n).map { _ in Int(inc.below(100)) }
         var range = SplitMix64(seed: seed + 3)
