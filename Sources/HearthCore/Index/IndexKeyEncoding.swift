@@ -159,6 +159,17 @@ struct IndexKey: Sendable, Hashable, Comparable {
         }
     }
 
+    /// True when the leading bytes (as many as `bound` has) sort after `bound`: a scan
+    /// bounded by `bound` has passed it.
+    func sortsAfter(_ bound: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { p in
+            bound.withUnsafeBufferPointer { q in
+                let n = min(p.count, q.count)
+                return n > 0 && memcmp(p.baseAddress!, q.baseAddress!, n) > 0
+            }
+        }
+    }
+
     /// True when `bytes` begins with `prefix`.
     func hasPrefix(_ prefix: [UInt8]) -> Bool {
         bytes.count >= prefix.count && bytes.withUnsafeBufferPointer { p in

@@ -1,4 +1,3 @@
-import Foundation
 /// Runs a normalised query against one database state.
 ///
 /// At the state's own read time the query is answered from index scans (`QueryPlanner`);
@@ -82,7 +81,7 @@ struct QueryExecutor {
             scanning: while true {
                 // The entry is read in place: past a stop, or the version of the document it names.
                 let entry = it.withNext { (key, docKey) -> (stop: Bool, version: DocumentVersion?) in
-                    for stop in plan.stops where Self.beyond(key, stop) { return (true, nil) }
+                    for stop in plan.stops where key.sortsAfter(stop) { return (true, nil) }
                     return (false, documents[docKey])
                 }
                 guard let entry, !entry.stop else { break }
@@ -115,17 +114,6 @@ struct QueryExecutor {
             while let (key, version) = it.next(), key.hasPrefix(start) { consider(version) }
         }
         return out
-    }
-
-    /// Whether an index key's leading bytes sort after `bound`.
-    private static func beyond(_ key: borrowing IndexKey, _ bound: [UInt8]) -> Bool {
-        key.bytes.withUnsafeBufferPointer { key in
-            bound.withUnsafeBufferPointer { bound in
-                let n = min(key.count, bound.count)
-                let c = n == 0 ? 0 : memcmp(key.baseAddress!, bound.baseAddress!, n)
-                return c > 0
-            }
-        }
     }
 
     // MARK: The whole-query check
