@@ -104,7 +104,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func delete(completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        firestore.commit([.delete(key)], completion: completion.map(sendable))
+        firestore.commit([.delete(storageKey)], completion: completion.map(sendable))
     }
 
     // MARK: Writes (async)
@@ -135,7 +135,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func delete() async throws {
         firestore.ensureActive()
-        try firestore.commit([.delete(key)])
+        try firestore.commit([.delete(storageKey)])
     }
 
     // MARK: Reads

@@ -62,7 +62,7 @@ public final class Transaction {
 
     @discardableResult
     public func deleteDocument(_ document: DocumentReference) -> Transaction {
-        write(document, .delete(document.key))
+        write(document, .delete(document.storageKey))
     }
 
     private func checkInstance(_ document: DocumentReference) {

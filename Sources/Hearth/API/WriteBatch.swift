@@ -44,7 +44,7 @@ public final class WriteBatch {
 
     @discardableResult
     public func deleteDocument(_ document: DocumentReference) -> WriteBatch {
-        add(document) { () throws(FirestoreError) in .delete(document.key) }
+        add(document) { () throws(FirestoreError) in .delete(document.storageKey) }
     }
 
     private func takeWrites() -> [Write] {

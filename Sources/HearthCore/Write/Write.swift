@@ -47,7 +47,11 @@ public struct Write: Sendable, Equatable {
     }
 
     public static func delete(_ path: ResourcePath, precondition: Precondition? = nil) -> Write {
-        Write(path: path, operation: .delete, precondition: precondition)
+        delete(DocumentKey(path), precondition: precondition)
+    }
+
+    public static func delete(_ key: DocumentKey, precondition: Precondition? = nil) -> Write {
+        Write(key: key, operation: .delete, precondition: precondition)
     }
 }
 
