@@ -129,8 +129,7 @@ struct UserDataReader {
             }
             ctx.path.removeLast()
         }
-        entries.sort { compareUTF8($0.key, $1.key) < 0 }
-        return MapValue(sortedEntries: entries)
+        return MapValue(unsortedEntries: entries)
     }
 
     /// Returns nil when the value is a sentinel (recorded in the context instead).

@@ -9,8 +9,47 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
 
     /// Builds from unsorted pairs; a later duplicate name replaces an earlier one.
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, Value) {
-        entries = []
-        for (k, v) in pairs { self[k] = v }
+        var entries: [Entry] = []
+        entries.reserveCapacity(pairs.underestimatedCount)
+        for (k, v) in pairs { entries.append((k, v)) }
+        self.init(unsortedEntries: entries)
+    }
+
+    /// Builds from entries in any order; a later duplicate name replaces an earlier one.
+    ///
+    /// Sorting compares the names' first 16 UTF-8 bytes as two big-endian words taken once
+    /// per name (most field names differ within them), and the strings themselves only on a
+    /// tie: sorting the entries with `compareUTF8` directly re-reads both strings and moves
+    /// (key, value) pairs at every step, and cost more than the rest of parsing a document.
+    public init(unsortedEntries unsorted: [Entry]) {
+        guard unsorted.count > 1 else {
+            entries = unsorted
+            return
+        }
+        var order: [(w0: UInt64, w1: UInt64, index: Int)] = []
+        order.reserveCapacity(unsorted.count)
+        for i in unsorted.indices {
+            var key = unsorted[i].key
+            key.withUTF8 { order.append((bigEndianWord($0, at: 0), bigEndianWord($0, at: 8), i)) }
+        }
+        order.sort { a, b in
+            if a.w0 != b.w0 { return a.w0 < b.w0 }
+            if a.w1 != b.w1 { return a.w1 < b.w1 }
+            let c = compareUTF8(unsorted[a.index].key, unsorted[b.index].key)
+            return c != 0 ? c < 0 : a.index < b.index
+        }
+        var sorted: [Entry] = []
+        sorted.reserveCapacity(unsorted.count)
+        for (n, o) in order.enumerated() {
+            // Equal names are adjacent, in input order: the last one wins.
+            if n > 0, o.w0 == order[n - 1].w0, o.w1 == order[n - 1].w1,
+               utf8Equal(unsorted[o.index].key, sorted[sorted.count - 1].key) {
+                sorted[sorted.count - 1].value = unsorted[o.index].value
+            } else {
+                sorted.append(unsorted[o.index])
+            }
+        }
+        entries = sorted
     }
 
     /// Builds from pairs already sorted by `compareUTF8` with no duplicates.

@@ -146,6 +146,22 @@ public func compareUTF8(_ a: String, _ b: String) -> Int {
     } }
 }
 
+/// Eight bytes of `b` from `offset` as a big-endian word, zero-padded past the end: words
+/// compare as the bytes do (up to the padding), so byte strings can be ordered by their
+/// leading words before their buffers are read.
+@inline(__always)
+func bigEndianWord(_ b: UnsafeBufferPointer<UInt8>, at offset: Int) -> UInt64 {
+    if offset + 8 <= b.count {
+        return UInt64(bigEndian: UnsafeRawPointer(b.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+    }
+    var w: UInt64 = 0
+    for i in 0..<8 {
+        w <<= 8
+        if offset + i < b.count { w |= UInt64(b[offset + i]) }
+    }
+    return w
+}
+
 @inline(__always)
 func memcmpBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ n: Int) -> Int32 {
     memcmp(a.baseAddress!, b.baseAddress!, n)

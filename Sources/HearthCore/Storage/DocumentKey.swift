@@ -50,22 +50,8 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
         self.prefixLength = Int32(prefixLength)
         length = Int32(encoded.count)
         head = encoded.withUnsafeBufferPointer { b in
-            (Self.word(b, 0), Self.word(b, 8), Self.word(b, 16), Self.word(b, 24))
+            (bigEndianWord(b, at: 0), bigEndianWord(b, at: 8), bigEndianWord(b, at: 16), bigEndianWord(b, at: 24))
         }
-    }
-
-    /// Eight bytes of `b` from `offset` as a big-endian word, zero-padded past the end.
-    @inline(__always)
-    private static func word(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> UInt64 {
-        if offset + 8 <= b.count {
-            return UInt64(bigEndian: UnsafeRawPointer(b.baseAddress! + offset).loadUnaligned(as: UInt64.self))
-        }
-        var w: UInt64 = 0
-        for i in 0..<8 {
-            w <<= 8
-            if offset + i < b.count { w |= UInt64(b[offset + i]) }
-        }
-        return w
     }
 
     public var collection: ResourcePath { path.parent }

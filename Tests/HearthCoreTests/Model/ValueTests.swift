@@ -78,6 +78,47 @@ struct MapValueTests {
         #expect(m.value(at: testFieldPath("a.b.c")) == nil)  // a.b is not a map
         #expect(m.keys == ["a", "x"])
     }
+
+    /// Names around the 16 bytes compared as words: shared prefixes, NULs (equal to the
+    /// zero padding), high bytes, canonically equivalent but different UTF-8.
+    static let names = [
+        "", "a", "a\u{0}", "a\u{0}\u{0}", "ab", "b", "B", "é", "e\u{301}", "🐵", "category", "counter", "created",
+        "abcdefghijklmnop", "abcdefghijklmnop\u{0}", "abcdefghijklmnopq", "abcdefghijklmnoq", "abcdefghijklmno",
+        "abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxy\u{0}", "abcdefgh", "abcdefgh\u{0}", "abcdefgh\u{FF}",
+    ]
+
+    /// What the map must hold: entries inserted one by one through the subscript (a later
+    /// duplicate replaces an earlier one), which keeps them sorted by binary search.
+    static func reference(_ pairs: [(String, Value)]) -> MapValue {
+        var m = MapValue(sortedEntries: [])
+        for (k, v) in pairs { m[k] = v }
+        return m
+    }
+
+    @Test("unsorted entries sort by UTF-8 bytes; a later duplicate wins")
+    func sortsLikeInsertion() {
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<300 {
+            let count = Int.random(in: 0...30, using: &rng)
+            let pairs: [(String, Value)] = (0..<count).map { i in
+                (Self.names.randomElement(using: &rng)!, .integer(Int64(round * 100 + i)))
+            }
+            let built = MapValue(pairs)
+            let expected = Self.reference(pairs)
+            #expect(built == expected, "\(pairs)")
+            for i in built.entries.indices.dropFirst() {
+                #expect(compareUTF8(built.entries[i - 1].key, built.entries[i].key) < 0)
+            }
+        }
+    }
+
+    @Test("distinct names under canonical equivalence stay two fields")
+    func canonicalEquivalentNames() {
+        let m = MapValue(unsortedEntries: [("e\u{301}", .integer(1)), ("é", .integer(2)), ("e\u{301}", .integer(3))])
+        #expect(m.count == 2)
+        #expect(m.entries.map(\.key).map { Array($0.utf8) } == [Array("e\u{301}".utf8), Array("é".utf8)])
+        #expect(m.entries.map(\.value) == [.integer(3), .integer(2)])
+    }
 }
 
 @Suite("GeoPoint")
