@@ -21,35 +21,51 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
     /// per name (most field names differ within them), and the strings themselves only on a
     /// tie: sorting the entries with `compareUTF8` directly re-reads both strings and moves
     /// (key, value) pairs at every step, and cost more than the rest of parsing a document.
-    public init(unsortedEntries unsorted: [Entry]) {
-        guard unsorted.count > 1 else {
-            entries = unsorted
+    public init(unsortedEntries: consuming [Entry]) {
+        var entries = unsortedEntries
+        guard entries.count > 1 else {
+            self.entries = entries
             return
         }
         var order: [(w0: UInt64, w1: UInt64, index: Int)] = []
-        order.reserveCapacity(unsorted.count)
-        for i in unsorted.indices {
-            var key = unsorted[i].key
+        order.reserveCapacity(entries.count)
+        for i in entries.indices {
+            var key = entries[i].key
             key.withUTF8 { order.append((bigEndianWord($0, at: 0), bigEndianWord($0, at: 8), i)) }
         }
         order.sort { a, b in
             if a.w0 != b.w0 { return a.w0 < b.w0 }
             if a.w1 != b.w1 { return a.w1 < b.w1 }
-            let c = compareUTF8(unsorted[a.index].key, unsorted[b.index].key)
+            let c = compareUTF8(entries[a.index].key, entries[b.index].key)
             return c != 0 ? c < 0 : a.index < b.index
         }
-        var sorted: [Entry] = []
-        sorted.reserveCapacity(unsorted.count)
-        for (n, o) in order.enumerated() {
-            // Equal names are adjacent, in input order: the last one wins.
-            if n > 0, o.w0 == order[n - 1].w0, o.w1 == order[n - 1].w1,
-               utf8Equal(unsorted[o.index].key, sorted[sorted.count - 1].key) {
-                sorted[sorted.count - 1].value = unsorted[o.index].value
-            } else {
-                sorted.append(unsorted[o.index])
+        // Permute in place, one cycle at a time: swaps move the pairs (copying them into a
+        // new array retained every name and value, and dropping the old one released them).
+        // Position j receives the entry from order[j].index; -1 marks a placed position.
+        for i in order.indices {
+            var j = i
+            while order[j].index >= 0 {
+                let k = order[j].index
+                order[j].index = -1
+                if k == i { break }
+                entries.swapAt(j, k)
+                j = k
             }
         }
-        entries = sorted
+        // Equal names are now adjacent, in input order: the last one wins.
+        var hasDuplicates = false
+        for n in order.indices.dropFirst() where order[n].w0 == order[n - 1].w0 && order[n].w1 == order[n - 1].w1 {
+            if utf8Equal(entries[n].key, entries[n - 1].key) { hasDuplicates = true; break }
+        }
+        if hasDuplicates {
+            var unique: [Entry] = []
+            unique.reserveCapacity(entries.count)
+            for e in entries {
+                if let last = unique.last, utf8Equal(last.key, e.key) { unique[unique.count - 1].value = e.value } else { unique.append(e) }
+            }
+            entries = unique
+        }
+        self.entries = entries
     }
 
     /// Builds from pairs already sorted by `compareUTF8` with no duplicates.
