@@ -24,7 +24,7 @@ struct IndexStore: Sendable {
             for entry in Self.entryKeys(for: doc, key: key, in: definition) { elements.append((entry, key)) }
         }
         // Entry keys are unique (each ends with its document's name): sort, then build.
-        elements.sort { IndexKey.compareBytes($0.key.bytes, $1.key.bytes) < 0 }
+        elements.sort { $0.key < $1.key }
         indexes[definition] = Entries(sortedElements: elements)
         byGroup[definition.collectionGroup, default: []].append(definition)
     }
