@@ -9,15 +9,20 @@
 struct IndexStore: Sendable {
     typealias Entries = PersistentSortedMap<IndexKey, DocumentKey>
 
-    private(set) var indexes: [IndexDefinition: Entries] = [:]
-    /// The materialised definitions per collection ID, for commit-time maintenance.
-    private(set) var byGroup: [String: [IndexDefinition]] = [:]
+    /// The materialised indexes, in order of materialisation; `positions` finds one by its
+    /// definition and `byGroup` lists those of a collection ID, so a commit reaches its
+    /// indexes without hashing definitions.
+    private var materialized: [(definition: IndexDefinition, entries: Entries)] = []
+    private var positions: [IndexDefinition: Int] = [:]
+    private var byGroup: [String: [Int]] = [:]
 
-    func entries(_ definition: IndexDefinition) -> Entries? { indexes[definition] }
+    func entries(_ definition: IndexDefinition) -> Entries? {
+        positions[definition].map { materialized[$0].entries }
+    }
 
     /// Builds `definition` from every document of its collection group in `documents`.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
-        guard indexes[definition] == nil else { return }
+        guard positions[definition] == nil else { return }
         var elements: [(key: IndexKey, value: DocumentKey)] = []
         for (key, version) in documents {
             guard let doc = version.document, utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup) else { continue }
@@ -25,29 +30,32 @@ struct IndexStore: Sendable {
         }
         // Entry keys are unique (each ends with its document's name): sort, then build.
         elements.sort { $0.key < $1.key }
-        indexes[definition] = Entries(sortedElements: elements)
-        byGroup[definition.collectionGroup, default: []].append(definition)
+        positions[definition] = materialized.count
+        byGroup[definition.collectionGroup, default: []].append(materialized.count)
+        materialized.append((definition, Entries(sortedElements: elements)))
     }
 
     /// Keeps every materialised index of the document's collection group in step with one
     /// document change. `changedPaths`, when known, are the only fields that can differ
     /// between `before` and `after`: an index on none of them is left alone unexamined.
     mutating func update(_ key: DocumentKey, from before: Document?, to after: Document?, changedPaths: [FieldPath]? = nil) {
-        guard !byGroup.isEmpty, let definitions = byGroup[key.path.segments[key.path.count - 2]] else { return }
-        for definition in definitions {
-            if before != nil, after != nil, let changedPaths,
-               !definition.fields.contains(where: { f in changedPaths.contains { $0.isPrefix(of: f.path) || f.path.isPrefix(of: $0) } }) {
+        guard !byGroup.isEmpty, let group = byGroup[key.path.segments[key.path.count - 2]] else { return }
+        let changedInPlace = before != nil && after != nil
+        for position in group {
+            let definition = materialized[position].definition
+            if changedInPlace, let changedPaths,
+               !definition.fields.contains(where: { f in changedPaths.contains { $0.overlaps(f.path) } }) {
                 continue
             }
             // Most changes leave most indexed fields alone: compare values before encoding.
-            if let before, let after, definition.fields.allSatisfy({ before.fields.value(at: $0.path) == after.fields.value(at: $0.path) }) {
+            if changedInPlace, definition.fields.allSatisfy({ before!.fields.value(at: $0.path) == after!.fields.value(at: $0.path) }) {
                 continue
             }
             let old = before.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
             let new = after.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
             if old == new { continue }
-            for entry in old where !new.contains(entry) { indexes[definition]!.removeValue(forKey: entry) }
-            for entry in new where !old.contains(entry) { indexes[definition]!.updateValue(key, forKey: entry) }
+            for entry in old where !new.contains(entry) { materialized[position].entries.removeValue(forKey: entry) }
+            for entry in new where !old.contains(entry) { materialized[position].entries.updateValue(key, forKey: entry) }
         }
     }
 

@@ -24,6 +24,17 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
         return true
     }
 
+    /// True when either path is a prefix of (or equal to) the other: a change at one can
+    /// change the value at the other.
+    public func overlaps(_ other: FieldPath) -> Bool {
+        segments.withUnsafeBufferPointer { a in
+            other.segments.withUnsafeBufferPointer { b in
+                for i in 0..<min(a.count, b.count) where !utf8Equal(a[i], b[i]) { return false }
+                return true
+            }
+        }
+    }
+
     /// Parses the client SDK's dotted form (`whereField`, `updateData` keys, `mergeFields`).
     /// No quoting: backticks are ordinary characters (semantics §4).
     public static func parseDotted(_ path: String) throws(FirestoreError) -> FieldPath {

@@ -200,6 +200,13 @@ struct FieldPathTests {
         #expect(FieldPath(["a"]).isPrefix(of: FieldPath(["a"])))
         #expect(!FieldPath(["a", "b"]).isPrefix(of: FieldPath(["a"])))
         #expect(!FieldPath(["a"]).isPrefix(of: FieldPath(["ab"])))
+        // Overlap is a prefix either way.
+        #expect(FieldPath(["a"]).overlaps(FieldPath(["a", "b"])))
+        #expect(FieldPath(["a", "b"]).overlaps(FieldPath(["a"])))
+        #expect(FieldPath(["a", "b"]).overlaps(FieldPath(["a", "b"])))
+        #expect(!FieldPath(["a", "b"]).overlaps(FieldPath(["a", "c"])))
+        #expect(!FieldPath(["a"]).overlaps(FieldPath(["ab"])))
+        #expect(!FieldPath(["\u{E9}"]).overlaps(FieldPath(["e\u{301}"])))
     }
 }
 
