@@ -19,7 +19,7 @@ struct QueryPlan {
     /// The scan starts at the first entry at or after this key.
     var seek: [UInt8] = []
     /// The scan stops at an entry whose leading bytes sort after any of these.
-    var stops: [OrderedBytes] = []
+    var stops: [[UInt8]] = []
     /// Whether the scan yields documents in the query's normalised order (so limits and end
     /// cursors can stop it early); otherwise the executor sorts.
     var ordered: Bool
@@ -86,7 +86,7 @@ enum QueryPlanner {
         }
         for e in equalities { IndexKeyEncoding.encode(e.value, into: &prefix) }
 
-        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: [OrderedBytes(prefix)], ordered: inOrder,
+        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: [prefix], ordered: inOrder,
                              filterSettled: filterSettled)
         guard inOrder else { return plan }
 
@@ -99,8 +99,8 @@ enum QueryPlanner {
                 var encoded: [UInt8] = []
                 IndexKeyEncoding.encode(v, into: &encoded)
                 let (lo, hi) = op == .greaterThan || op == .greaterThanOrEqual ? (encoded, [bracket.end]) : ([bracket.start], encoded)
-                if low.map({ OrderedBytes.compare(lo, $0) > 0 }) ?? true { low = lo }
-                if high.map({ OrderedBytes.compare(hi, $0) < 0 }) ?? true { high = hi }
+                if low.map({ IndexKey.compareBytes(lo, $0) > 0 }) ?? true { low = lo }
+                if high.map({ IndexKey.compareBytes(hi, $0) < 0 }) ?? true { high = hi }
             }
             if var low, var high {
                 if first.descending {
@@ -109,16 +109,16 @@ enum QueryPlanner {
                     swap(&low, &high)
                 }
                 plan.seek = prefix + low
-                plan.stops.append(OrderedBytes(prefix + high))
+                plan.stops.append(prefix + high)
             }
         }
         // Cursors bound it further.
         if let start = query.startAt {
             let key = prefix + encode(start, order: order, definition: definition)
-            if OrderedBytes.compare(key, plan.seek) > 0 { plan.seek = key }
+            if IndexKey.compareBytes(key, plan.seek) > 0 { plan.seek = key }
         }
         if let end = query.endAt {
-            plan.stops.append(OrderedBytes(prefix + encode(end, order: order, definition: definition)))
+            plan.stops.append(prefix + encode(end, order: order, definition: definition))
         }
         return plan
     }

@@ -11,14 +11,20 @@ import Foundation
 /// the document ID (so a shorter collection path sorts first). Because the separator
 /// directly follows the collection's segments, the keys of one collection's documents are
 /// exactly those starting with `prefix(of:)` — deeper collections never interleave.
+///
+/// The first 32 encoded bytes are also kept inline as four big-endian words: a B-tree node
+/// holds its keys in one array, so a binary search compares words already in the node
+/// instead of following each probed key to its byte buffer (most keys — `users/<auto-ID>` —
+/// are decided within 32 bytes).
 public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let path: ResourcePath
-    /// The encoding, compared through its inline head (`OrderedBytes`).
-    private let sortKey: OrderedBytes
+    let encoded: [UInt8]
+    /// `encoded`'s bytes 0..<32, big-endian, zero-padded.
+    private let head: (UInt64, UInt64, UInt64, UInt64)
+    /// `encoded.count`, kept inline with the head.
+    private let length: Int32
     /// How many leading bytes of `encoded` are the collection's prefix (`prefix(of:)`).
     private let prefixLength: Int32
-
-    var encoded: [UInt8] { sortKey.bytes }
 
     var collectionPrefixLength: Int { Int(prefixLength) }
 
@@ -40,8 +46,12 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     private init(path: ResourcePath, encoded: [UInt8], prefixLength: Int) {
         self.path = path
-        sortKey = OrderedBytes(encoded)
+        self.encoded = encoded
         self.prefixLength = Int32(prefixLength)
+        length = Int32(encoded.count)
+        head = encoded.withUnsafeBufferPointer { b in
+            (bigEndianWord(b, at: 0), bigEndianWord(b, at: 8), bigEndianWord(b, at: 16), bigEndianWord(b, at: 24))
+        }
     }
 
     public var collection: ResourcePath { path.parent }
@@ -89,12 +99,41 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Whether this key's bytes begin with `other`'s (a collection's `start(of:)` key
     /// prefixes exactly the keys of its documents).
     func hasPrefix(_ other: DocumentKey) -> Bool {
-        sortKey.hasPrefix(other.encoded)
+        encoded.starts(with: other.encoded)
     }
 
-    public static func < (a: DocumentKey, b: DocumentKey) -> Bool { a.sortKey < b.sortKey }
+    /// Byte-wise three-way comparison: the inline heads first, the buffers only past them.
+    @inline(__always)
+    private static func compare(_ a: DocumentKey, _ b: DocumentKey) -> Int {
+        if a.head.0 != b.head.0 { return a.head.0 < b.head.0 ? -1 : 1 }
+        if a.head.1 != b.head.1 { return a.head.1 < b.head.1 ? -1 : 1 }
+        if a.head.2 != b.head.2 { return a.head.2 < b.head.2 ? -1 : 1 }
+        if a.head.3 != b.head.3 { return a.head.3 < b.head.3 ? -1 : 1 }
+        // Equal heads: when both keys fit in them, zero padding made the shorter one a
+        // prefix of the longer; otherwise compare the rest.
+        if a.length > 32 && b.length > 32 {
+            let c = a.encoded.withUnsafeBufferPointer { pa in
+                b.encoded.withUnsafeBufferPointer { pb in
+                    memcmp(pa.baseAddress! + 32, pb.baseAddress! + 32, Int(min(a.length, b.length)) - 32)
+                }
+            }
+            if c != 0 { return c < 0 ? -1 : 1 }
+        }
+        return a.length == b.length ? 0 : (a.length < b.length ? -1 : 1)
+    }
 
-    public static func == (a: DocumentKey, b: DocumentKey) -> Bool { a.sortKey == b.sortKey }
+    public static func < (a: DocumentKey, b: DocumentKey) -> Bool { compare(a, b) < 0 }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(sortKey) }
+    public static func == (a: DocumentKey, b: DocumentKey) -> Bool {
+        a.head == b.head && a.length == b.length && (a.length <= 32 || a.encoded == b.encoded)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(head.0)
+        hasher.combine(head.1)
+        hasher.combine(head.2)
+        hasher.combine(head.3)
+        hasher.combine(length)
+        if length > 32 { encoded[32...].withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
 }
