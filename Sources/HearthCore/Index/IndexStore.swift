@@ -9,20 +9,22 @@
 struct IndexStore: Sendable {
     typealias Entries = PersistentSortedMap<IndexKey, DocumentKey>
 
-    /// The materialised indexes, in order of materialisation; `positions` finds one by its
-    /// definition and `byGroup` lists those of a collection ID, so a commit reaches its
-    /// indexes without hashing definitions.
+    /// The materialised indexes, in order of materialisation; `byGroup` lists the positions
+    /// of those of each collection ID, so a commit reaches its indexes without hashing
+    /// definitions (a collection group has a handful).
     private var materialized: [(definition: IndexDefinition, entries: Entries)] = []
-    private var positions: [IndexDefinition: Int] = [:]
     private var byGroup: [String: [Int]] = [:]
 
     func entries(_ definition: IndexDefinition) -> Entries? {
-        positions[definition].map { materialized[$0].entries }
+        guard let position = byGroup[definition.collectionGroup]?.first(where: { materialized[$0].definition == definition }) else {
+            return nil
+        }
+        return materialized[position].entries
     }
 
     /// Builds `definition` from every document of its collection group in `documents`.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
-        guard positions[definition] == nil else { return }
+        guard entries(definition) == nil else { return }
         var elements: [(key: IndexKey, value: DocumentKey)] = []
         for (key, version) in documents {
             guard let doc = version.document, utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup) else { continue }
@@ -30,7 +32,6 @@ struct IndexStore: Sendable {
         }
         // Entry keys are unique (each ends with its document's name): sort, then build.
         elements.sort { $0.key < $1.key }
-        positions[definition] = materialized.count
         byGroup[definition.collectionGroup, default: []].append(materialized.count)
         materialized.append((definition, Entries(sortedElements: elements)))
     }
