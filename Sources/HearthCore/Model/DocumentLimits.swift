@@ -39,17 +39,44 @@ public enum DocumentLimits {
         nameSize(path) + fieldsSize(fields) + 32
     }
 
-    /// Rejects a document that production would refuse to store: over 1 MiB, or nested
-    /// deeper than 20 maps/arrays.
-    public static func validate(path: ResourcePath, fields: MapValue, database: DatabaseID) throws(FirestoreError) {
-        let size = documentSize(path: path, fields: fields)
-        if size > maxDocumentSize {
-            throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(size)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
+    /// Rejects a document that production would refuse to store (over 1 MiB, or nested
+    /// deeper than 20 maps/arrays) and returns its fields' size. Given the stored version it
+    /// was written over and the field paths the writes could change (nil: any), only the
+    /// changed top-level fields are measured: the others are the original's, already
+    /// within the limits.
+    @discardableResult
+    public static func validate(path: ResourcePath, fields: MapValue, database: DatabaseID,
+                                changing original: (fields: MapValue, fieldsSize: Int)? = nil,
+                                within paths: [FieldPath]? = nil) throws(FirestoreError) -> Int {
+        var size: Int
+        var changed: [MapValue.Entry] = []
+        if let original, let paths {
+            size = original.fieldsSize
+            var tops: [String] = []
+            for p in paths {
+                guard let top = p.segments.first, !tops.contains(where: { utf8Equal($0, top) }) else { continue }
+                tops.append(top)
+                if let old = original.fields[top] { size -= stringSize(top) + valueSize(old) }
+                if let new = fields[top] {
+                    size += stringSize(top) + valueSize(new)
+                    changed.append((top, new))
+                }
+            }
+            // Messages name the first offending field in document order.
+            changed.sort { compareUTF8($0.key, $1.key) < 0 }
+        } else {
+            size = fieldsSize(fields)
+            changed = fields.entries
         }
-        for entry in fields.entries where exceedsDepth(entry.value, depth: 1) {
+        let total = nameSize(path) + size + 32
+        if total > maxDocumentSize {
+            throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(total)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
+        }
+        for entry in changed where exceedsDepth(entry.value, depth: 1) {
             let deepest = [entry.key] + deepestPath(entry.value, depth: 1)
             throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because field '\(FieldPath(deepest).dotted)' exceeds the maximum nesting depth of \(maxNestingDepth) maps and arrays.")
         }
+        return size
     }
 
     /// Whether a container nests deeper than the limit (a top-level map or array is depth 1).

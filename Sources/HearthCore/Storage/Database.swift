@@ -142,6 +142,9 @@ public final class Database: Sendable {
         /// The field paths the commit's writes can have changed; nil once a write replaced
         /// or deleted the whole document. Fields outside them are the original's.
         var changedPaths: [FieldPath]? = []
+        /// The stored version's fields size, and the final document's once measured.
+        let originalSize: Int
+        var fieldsSize: Int?
     }
 
     /// The write pipeline inside the commit lock: apply in order against a working set,
@@ -157,8 +160,8 @@ public final class Database: Sendable {
         var index: [DocumentKey: Int]? = writes.count > 8 ? [:] : nil
         func slot(_ key: DocumentKey) -> Int {
             if let found = index.map({ $0[key] }) ?? touched.firstIndex(where: { $0.key == key }) { return found }
-            let doc = state.documents[key]?.document
-            touched.append(Touched(key: key, original: doc, current: doc))
+            let head = state.documents[key]
+            touched.append(Touched(key: key, original: head?.document, current: head?.document, originalSize: head?.fieldsSize ?? 0))
             index?[key] = touched.count - 1
             return touched.count - 1
         }
@@ -193,7 +196,9 @@ public final class Database: Sendable {
                 touched[i].current = original
                 touched[i].unchanged = true
             } else {
-                try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
+                touched[i].fieldsSize = try DocumentLimits.validate(
+                    path: doc.path, fields: doc.fields, database: database,
+                    changing: touched[i].original.map { ($0.fields, touched[i].originalSize) }, within: touched[i].changedPaths)
             }
         }
         if let authorize {
@@ -202,7 +207,7 @@ public final class Database: Sendable {
         for t in touched where !t.unchanged {
             let head = state.documents[t.key]
             head?.document?.memo?.clear()
-            let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon))
+            let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon), fieldsSize: t.fieldsSize)
             state.documents.updateValue(version, forKey: t.key)
             state.indexes.update(t.key, from: t.original, to: t.current, changedPaths: t.changedPaths)
             changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))

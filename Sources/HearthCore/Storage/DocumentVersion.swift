@@ -12,12 +12,17 @@ public final class DocumentVersion: Sendable {
     /// once the retention horizon passes it, the oldest version can be dropped. Kept so
     /// deciding whether to prune costs O(1).
     let pruneAfter: Timestamp?
+    /// Σ sizes of the document's fields (semantics §15; 0 when missing), kept so a commit
+    /// that changes a few fields checks the size limit without measuring the rest again.
+    let fieldsSize: Int
 
-    public init(document: Document?, since: Timestamp, older: DocumentVersion?) {
+    /// `fieldsSize`, when the caller has measured it, saves measuring the document again.
+    public init(document: Document?, since: Timestamp, older: DocumentVersion?, fieldsSize: Int? = nil) {
         var document = document
         if document != nil && document?.memo == nil { document?.memo = DocumentMemo() }
         self.document = document
         self.since = since
+        self.fieldsSize = fieldsSize ?? document.map { DocumentLimits.fieldsSize($0.fields) } ?? 0
         self.older = older
         if let older { pruneAfter = older.older == nil ? since : older.pruneAfter } else { pruneAfter = nil }
     }
@@ -47,7 +52,7 @@ public final class DocumentVersion: Sendable {
         }
         var chain: DocumentVersion? = nil
         for node in kept.reversed() {
-            chain = DocumentVersion(document: node.document, since: node.since, older: chain)
+            chain = DocumentVersion(document: node.document, since: node.since, older: chain, fieldsSize: node.fieldsSize)
         }
         return chain!
     }

@@ -313,4 +313,76 @@ struct WriteTests {
         try db.commit([.set(testPath("c/d"), testFields(["a": .array([testMap(["b": .array([.integer(1)])])])]))])
         #expect(fields("c/d")?.value(at: testFieldPath("a")) == .array([testMap(["b": .array([.integer(1)])])]))
     }
+
+    // MARK: Limits on documents changed by updates
+
+    /// A one-field string whose document at c/d totals `size` bytes (see DocumentLimitsTests).
+    static func filler(_ name: String, documentSize size: Int, otherFields: Int) -> Value {
+        .string(String(repeating: "x", count: size - 20 - 32 - otherFields - (name.utf8.count + 1) - 1))
+    }
+
+    @Test("an update is held to the 1 MiB limit of the whole document, measuring only what it changes")
+    func updateSizeLimit() throws {
+        // f fills the document to 1,000,000 bytes next to g (2 + 8 bytes).
+        try db.commit([.set(testPath("c/d"), testFields(["f": Self.filler("f", documentSize: 1_000_000, otherFields: 10), "g": .integer(1)]))])
+        let grown = Value.string(String(repeating: "y", count: 48_584))  // g: 2 + 48,585 bytes, 48,577 more than before
+        expectFirestoreError(.invalidArgument,
+            message: "Document 'projects/p/databases/(default)/documents/c/d' cannot be written because its size (1,048,577 bytes) exceeds the maximum allowed size of 1,048,576 bytes.") {
+            try db.commit([.update(testPath("c/d"), testFields(["g": grown]), mask: [testFieldPath("g")])])
+        }
+        #expect(fields("c/d")?["g"] == .integer(1))
+        // Shrinking f in the same write makes room; deleting a field gives its bytes back.
+        try db.commit([.update(testPath("c/d"), testFields(["f": .string("short"), "g": grown]), mask: [testFieldPath("f"), testFieldPath("g")])])
+        try db.commit([.update(testPath("c/d"), MapValue(), mask: [testFieldPath("f")])])
+        let big = Self.filler("h", documentSize: 1_048_576, otherFields: 2 + 48_585)
+        try db.commit([.update(testPath("c/d"), testFields(["h": big]), mask: [testFieldPath("h")])])
+        #expect(DocumentLimits.documentSize(path: testPath("c/d"), fields: try #require(fields("c/d"))) == 1_048_576)
+        expectFirestoreError(.invalidArgument, containing: ["(1,048,586 bytes)"]) {
+            try db.commit([.update(testPath("c/d"), MapValue(), mask: [], transforms: [FieldTransform(path: testFieldPath("n"), kind: .increment(.integer(1)))])])
+        }
+    }
+
+    @Test("an update nesting a field too deep is rejected, naming the field")
+    func updateDepthLimit() throws {
+        try db.commit([.set(testPath("c/d"), testFields(["a": .integer(1), "m": DocumentLimitsTests.nested(depth: 20, arrays: false)]))])
+        // m.a…a (20 names) holds the innermost value; a map there is the 21st level.
+        let path = "m." + Array(repeating: "a", count: 20).joined(separator: ".")
+        var update = testFields(["a": .integer(2)])
+        update.setValue(testMap(["a": .integer(1)]), at: testFieldPath(path))
+        expectFirestoreError(.invalidArgument, containing: ["field '\(path)' exceeds the maximum nesting depth of 20"]) {
+            try db.commit([.update(testPath("c/d"), update, mask: [testFieldPath("a"), testFieldPath(path)])])
+        }
+        #expect(fields("c/d")?["a"] == .integer(1))
+    }
+
+    @Test("the size kept with each stored version matches the document after every kind of write")
+    func storedSizeTracksWrites() throws {
+        let key = DocumentKey(testPath("c/d"))
+        func check() throws {
+            let version = try #require(db.state().documents[key])
+            #expect(version.fieldsSize == version.document.map { DocumentLimits.fieldsSize($0.fields) } ?? 0)
+        }
+        let writes: [Write] = [
+            .set(testPath("c/d"), testFields(["a": testMap(["b": .integer(1), "c": .string("long enough to matter")]), "t": .array([.integer(1)])])),
+            .update(testPath("c/d"), testFields(["a": testMap(["b": .string("now a string")])]), mask: [testFieldPath("a.b")]),
+            .update(testPath("c/d"), MapValue(), mask: [testFieldPath("a.c")]),
+            .update(testPath("c/d"), testFields(["z": .null]), mask: [testFieldPath("z"), testFieldPath("a.b")]),
+            .update(testPath("c/d"), MapValue(), mask: [], transforms: [
+                FieldTransform(path: testFieldPath("t"), kind: .appendMissingElements([.string("two"), .integer(3)])),
+                FieldTransform(path: testFieldPath("n.m"), kind: .increment(.integer(5))),
+                FieldTransform(path: testFieldPath("s"), kind: .serverTimestamp),
+            ]),
+            .update(testPath("c/d"), MapValue(), mask: [], transforms: [FieldTransform(path: testFieldPath("t"), kind: .removeAllFromArray([.integer(1)]))]),
+            .delete(testPath("c/d")),
+            Write(path: testPath("c/d"), operation: .update(testFields(["q": .integer(1)]), mask: [testFieldPath("q")])),  // a merge: creates
+        ]
+        for write in writes {
+            try db.commit([write])
+            try check()
+        }
+        // Several writes to one document in one commit, the last a partial update.
+        try db.commit([.set(testPath("c/d"), testFields(["x": .string("abc")])),
+                       .update(testPath("c/d"), testFields(["y": .bytes(Data([1, 2, 3]))]), mask: [testFieldPath("y")])])
+        try check()
+    }
 }
