@@ -116,6 +116,13 @@ struct UserDataReader {
     // MARK: Values
 
     private func parseMap(_ data: [String: Any], ctx: inout Context) throws(FirestoreError) -> MapValue {
+        try parseMap(data, ctx: &ctx) { (raw, ctx) throws(FirestoreError) in try parseValue(raw, ctx: &ctx, inArray: false) }
+    }
+
+    /// A map whose values have one static type (`[String: String]` literals are common),
+    /// parsed without re-boxing it as `[String: Any]` (which hashes every name again).
+    private func parseMap<V>(_ data: [String: V], ctx: inout Context,
+                             _ parse: (V, inout Context) throws(FirestoreError) -> Value?) throws(FirestoreError) -> MapValue {
         if data.isEmpty && ctx.source == .mergeSet && !ctx.insideArray && !ctx.path.isEmpty {
             // An empty map under merge is a leaf that replaces the target.
             ctx.maskPaths.append(HearthCore.FieldPath(ctx.path))
@@ -124,7 +131,7 @@ struct UserDataReader {
         entries.reserveCapacity(data.count)
         for (key, raw) in data {
             ctx.path.append(key)
-            if let v = try parseValue(raw, ctx: &ctx, inArray: false) {
+            if let v = try parse(raw, &ctx) {
                 entries.append((key, v))
             }
             ctx.path.removeLast()
@@ -147,7 +154,7 @@ struct UserDataReader {
         }
         if type == Timestamp.self { return leaf(.timestamp(payload(raw, as: Timestamp.self).core.truncatedToMicroseconds), &ctx, inArray) }
         if type == [String: String].self {
-            return .map(try parseMap(payload(raw, as: [String: String].self).mapValues { $0 as Any }, ctx: &ctx))
+            return .map(try parseMap(payload(raw, as: [String: String].self), ctx: &ctx) { s, ctx in leaf(.string(s), &ctx, false) })
         }
         if type == NSNull.self { return leaf(.null, &ctx, inArray) }
         if type == FieldValue.self { return try sentinel(payload(raw, as: FieldValue.self), ctx: &ctx, inArray: inArray) }

@@ -21,51 +21,89 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
     /// per name (most field names differ within them), and the strings themselves only on a
     /// tie: sorting the entries with `compareUTF8` directly re-reads both strings and moves
     /// (key, value) pairs at every step, and cost more than the rest of parsing a document.
+    /// The sort keys live in a temporary (stack) buffer and the entries are then moved into
+    /// place without copies.
     public init(unsortedEntries: consuming [Entry]) {
         var entries = unsortedEntries
-        guard entries.count > 1 else {
+        let n = entries.count
+        guard n > 1 else {
             self.entries = entries
             return
         }
-        var order: [(w0: UInt64, w1: UInt64, index: Int)] = []
-        order.reserveCapacity(entries.count)
-        for i in entries.indices {
-            var key = entries[i].key
-            key.withUTF8 { order.append((bigEndianWord($0, at: 0), bigEndianWord($0, at: 8), i)) }
-        }
-        order.sort { a, b in
-            if a.w0 != b.w0 { return a.w0 < b.w0 }
-            if a.w1 != b.w1 { return a.w1 < b.w1 }
-            let c = compareUTF8(entries[a.index].key, entries[b.index].key)
-            return c != 0 ? c < 0 : a.index < b.index
-        }
-        // Permute in place, one cycle at a time: swaps move the pairs (copying them into a
-        // new array retained every name and value, and dropping the old one released them).
-        // Position j receives the entry from order[j].index; -1 marks a placed position.
-        for i in order.indices {
-            var j = i
-            while order[j].index >= 0 {
-                let k = order[j].index
-                order[j].index = -1
-                if k == i { break }
-                entries.swapAt(j, k)
-                j = k
+        let hasDuplicates = entries.withUnsafeMutableBufferPointer { buf in
+            withUnsafeTemporaryAllocation(of: SortKey.self, capacity: n) { order in
+                for i in 0..<n { order.initializeElement(at: i, to: SortKey(buf[i].key, index: i)) }
+                func precedes(_ a: SortKey, _ b: SortKey) -> Bool {
+                    if a.w0 != b.w0 { return a.w0 < b.w0 }
+                    if a.w1 != b.w1 { return a.w1 < b.w1 }
+                    let c = compareUTF8(buf[a.index].key, buf[b.index].key)
+                    return c != 0 ? c < 0 : a.index < b.index
+                }
+                if n <= 24 {
+                    for i in 1..<n {
+                        let x = order[i]
+                        var j = i
+                        while j > 0 && precedes(x, order[j - 1]) {
+                            order[j] = order[j - 1]
+                            j -= 1
+                        }
+                        order[j] = x
+                    }
+                } else {
+                    var sortable = order
+                    sortable.sort(by: precedes)
+                }
+                // Equal names are adjacent after sorting, in input order.
+                var hasDuplicates = false
+                for k in 1..<n where order[k].w0 == order[k - 1].w0 && order[k].w1 == order[k - 1].w1
+                    && utf8Equal(buf[order[k].index].key, buf[order[k - 1].index].key) {
+                    hasDuplicates = true
+                    break
+                }
+                // Permute in place, one cycle at a time: position j receives the entry from
+                // order[j].index; -1 marks a placed position. Swaps in the buffer move the
+                // pairs without retaining them.
+                for i in 0..<n {
+                    var j = i
+                    while order[j].index >= 0 {
+                        let k = order[j].index
+                        order[j].index = -1
+                        if k == i { break }
+                        buf.swapAt(j, k)
+                        j = k
+                    }
+                }
+                return hasDuplicates
             }
         }
-        // Equal names are now adjacent, in input order: the last one wins.
-        var hasDuplicates = false
-        for n in order.indices.dropFirst() where order[n].w0 == order[n - 1].w0 && order[n].w1 == order[n - 1].w1 {
-            if utf8Equal(entries[n].key, entries[n - 1].key) { hasDuplicates = true; break }
-        }
         if hasDuplicates {
+            // The last of equal names wins.
             var unique: [Entry] = []
-            unique.reserveCapacity(entries.count)
+            unique.reserveCapacity(n)
             for e in entries {
                 if let last = unique.last, utf8Equal(last.key, e.key) { unique[unique.count - 1].value = e.value } else { unique.append(e) }
             }
             entries = unique
         }
         self.entries = entries
+    }
+
+    /// A name's place in the sort: its first 16 UTF-8 bytes as two big-endian words.
+    private struct SortKey {
+        let w0: UInt64
+        let w1: UInt64
+        var index: Int
+
+        @inline(__always)
+        init(_ name: String, index: Int) {
+            self.index = index
+            if let words = name.utf8.withContiguousStorageIfAvailable({ (bigEndianWord($0, at: 0), bigEndianWord($0, at: 8)) }) {
+                (w0, w1) = words
+            } else {
+                var copy = name
+                (w0, w1) = copy.withUTF8 { (bigEndianWord($0, at: 0), bigEndianWord($0, at: 8)) }
+            }
+        }
     }
 
     /// Builds from pairs already sorted by `compareUTF8` with no duplicates.

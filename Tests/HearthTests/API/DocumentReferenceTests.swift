@@ -22,6 +22,18 @@ import Testing
         #expect(b["e"] as? Int == 3)
     }
 
+    @Test func mergeOfAStringMapLiteralMergesItsLeaves() async throws {
+        let ref = apiDB().document("c/d")
+        let address: [String: String] = ["city": "Oslo", "zip": "0150"]
+        try await ref.setData(["address": address])
+        try await ref.setData(["address": ["zip": "0151", "street": "Main"] as [String: String]], merge: true)
+        let stored = try #require(try await apiData(ref)?["address"] as? [String: Any])
+        #expect(stored.count == 3)
+        #expect(stored["city"] as? String == "Oslo")
+        #expect(stored["zip"] as? String == "0151")
+        #expect(stored["street"] as? String == "Main")
+    }
+
     @Test func mergeWithEmptyMapReplacesTheTarget() async throws {
         let ref = apiDB().document("c/d")
         try await ref.setData(["m": ["a": 1, "b": ["c": 1]]])
