@@ -36,21 +36,36 @@ public final class SnapshotMetadata: @unchecked Sendable, Hashable, CustomString
 
 /// A document's contents at one point in time (or its absence).
 public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConvertible {
-    public let reference: DocumentReference
+    let firestore: Firestore
+    /// The document's path, also when it does not exist.
+    let path: ResourcePath
     public let metadata: SnapshotMetadata
     /// The engine document; nil when the document does not exist.
     let document: HearthCore.Document?
 
-    init(reference: DocumentReference, document: HearthCore.Document?, metadata: SnapshotMetadata) {
-        self.reference = reference
+    init(firestore: Firestore, path: ResourcePath, document: HearthCore.Document?, metadata: SnapshotMetadata) {
+        self.firestore = firestore
+        self.path = path
         self.document = document
         self.metadata = metadata
     }
 
-    public var exists: Bool { document != nil }
-    public var documentID: String { reference.documentID }
+    convenience init(reference: DocumentReference, document: HearthCore.Document?, metadata: SnapshotMetadata) {
+        self.init(firestore: reference.firestore, path: reference.key, document: document, metadata: metadata)
+    }
 
-    var writer: UserDataWriter { UserDataWriter(firestore: reference.firestore) }
+    /// A query result: its path is the document's.
+    convenience init(firestore: Firestore, document: HearthCore.Document, metadata: SnapshotMetadata) {
+        self.init(firestore: firestore, path: document.path, document: document, metadata: metadata)
+    }
+
+    /// The document's reference: a new one on each call, as the SDK's (a query result's
+    /// snapshot does not pay for a reference nobody asks for).
+    public var reference: DocumentReference { DocumentReference(firestore: firestore, path: path) }
+    public var exists: Bool { document != nil }
+    public var documentID: String { path.lastSegment }
+
+    var writer: UserDataWriter { UserDataWriter(firestore: firestore) }
 
     /// The fields, or nil when the document does not exist.
     public func data() -> [String: Any]? {
@@ -82,16 +97,16 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
     public subscript(key: Any) -> Any? { self.get(key) }
 
     public static func == (a: DocumentSnapshot, b: DocumentSnapshot) -> Bool {
-        a.reference == b.reference && a.document == b.document && a.metadata == b.metadata
+        a.firestore === b.firestore && a.path == b.path && a.document == b.document && a.metadata == b.metadata
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(reference)
+        hasher.combine(path)
         hasher.combine(document?.updateTime)
     }
 
     public var description: String {
-        "<FIRDocumentSnapshot: \(reference.path), exists=\(exists)>"
+        "<FIRDocumentSnapshot: \(path), exists=\(exists)>"
     }
 }
 

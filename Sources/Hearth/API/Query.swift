@@ -484,7 +484,7 @@ public class Query: @unchecked Sendable, Hashable {
         var values: [Value] = []
         for ordering in definition.normalizedOrderBy {
             if ordering.field.isDocumentName {
-                values.append(.reference(DocumentName(database: firestore.database.id, path: snapshot.reference.key)))
+                values.append(.reference(DocumentName(database: firestore.database.id, path: snapshot.path)))
             } else if let value = document.fields.value(at: ordering.field) {
                 values.append(value)
             } else {
@@ -519,7 +519,7 @@ public class Query: @unchecked Sendable, Hashable {
         var documents = result.documents
         if definition.limitType == .last { documents.reverse() }
         return QuerySnapshot(query: self, documents: documents.map {
-            QueryDocumentSnapshot(reference: DocumentReference(firestore: firestore, path: $0.path), document: $0, metadata: .server)
+            QueryDocumentSnapshot(firestore: firestore, document: $0, metadata: .server)
         })
     }
 

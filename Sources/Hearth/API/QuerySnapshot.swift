@@ -96,8 +96,7 @@ public final class QuerySnapshot: @unchecked Sendable, CustomStringConvertible {
     }
 
     private func snapshot(_ document: HearthCore.Document) -> QueryDocumentSnapshot {
-        QueryDocumentSnapshot(reference: DocumentReference(firestore: query.firestore, path: document.path),
-                              document: document, metadata: metadata)
+        QueryDocumentSnapshot(firestore: query.firestore, document: document, metadata: metadata)
     }
 
     public var description: String {

@@ -86,7 +86,7 @@ struct UserDataReader {
             default: throw .invalidArgument("Dictionary keys in updateData: must be NSStrings or FIRFieldPaths.")
             }
             let value = unwrapOptional(raw)
-            if Swift.type(of: value) == FieldValue.self, case .delete = payload(value, as: FieldValue.self).kind {
+            if Swift.type(of: value) == FieldValue.self, case .delete = exactCast(value, to: FieldValue.self).kind {
                 mask.append(p)
                 continue
             }
@@ -143,21 +143,21 @@ struct UserDataReader {
     private func parseValue(_ raw: Any, ctx: inout Context, inArray: Bool) throws(FirestoreError) -> Value? {
         // Exact-type checks first: comparing metatypes is far cheaper than trying casts.
         let type = Swift.type(of: raw)
-        if type == String.self { return leaf(.string(payload(raw, as: String.self)), &ctx, inArray) }
-        if type == Int.self { return leaf(.integer(Int64(payload(raw, as: Int.self))), &ctx, inArray) }
-        if type == Double.self { return leaf(.double(payload(raw, as: Double.self)), &ctx, inArray) }
-        if type == Bool.self { return leaf(.boolean(payload(raw, as: Bool.self)), &ctx, inArray) }
-        if type == [String: Any].self { return .map(try parseMap(payload(raw, as: [String: Any].self), ctx: &ctx)) }
+        if type == String.self { return leaf(.string(exactCast(raw, to: String.self)), &ctx, inArray) }
+        if type == Int.self { return leaf(.integer(Int64(exactCast(raw, to: Int.self))), &ctx, inArray) }
+        if type == Double.self { return leaf(.double(exactCast(raw, to: Double.self)), &ctx, inArray) }
+        if type == Bool.self { return leaf(.boolean(exactCast(raw, to: Bool.self)), &ctx, inArray) }
+        if type == [String: Any].self { return .map(try parseMap(exactCast(raw, to: [String: Any].self), ctx: &ctx)) }
         if type == [String].self {
-            if inArray { return try parseArray(payload(raw, as: [String].self), ctx: &ctx, inArray: true) }
-            return leaf(.array(payload(raw, as: [String].self).map { .string($0) }), &ctx, inArray)
+            if inArray { return try parseArray(exactCast(raw, to: [String].self), ctx: &ctx, inArray: true) }
+            return leaf(.array(exactCast(raw, to: [String].self).map { .string($0) }), &ctx, inArray)
         }
-        if type == Timestamp.self { return leaf(.timestamp(payload(raw, as: Timestamp.self).core.truncatedToMicroseconds), &ctx, inArray) }
+        if type == Timestamp.self { return leaf(.timestamp(exactCast(raw, to: Timestamp.self).core.truncatedToMicroseconds), &ctx, inArray) }
         if type == [String: String].self {
-            return .map(try parseMap(payload(raw, as: [String: String].self), ctx: &ctx) { s, ctx in leaf(.string(s), &ctx, false) })
+            return .map(try parseMap(exactCast(raw, to: [String: String].self), ctx: &ctx) { s, ctx in leaf(.string(s), &ctx, false) })
         }
         if type == NSNull.self { return leaf(.null, &ctx, inArray) }
-        if type == FieldValue.self { return try sentinel(payload(raw, as: FieldValue.self), ctx: &ctx, inArray: inArray) }
+        if type == FieldValue.self { return try sentinel(exactCast(raw, to: FieldValue.self), ctx: &ctx, inArray: inArray) }
         // Only needed for messages; built lazily because joining costs more than parsing.
         var fieldName: String { ctx.path.joined(separator: ".") }
         if let s = raw as? String {
@@ -235,16 +235,6 @@ struct UserDataReader {
             elementCtx.path.removeLast()
         }
         return .array(out)
-    }
-
-    /// `raw`'s value when its dynamic type is exactly `T` (the caller compared metatypes):
-    /// opening the existential and reinterpreting skips the runtime's general cast, which
-    /// cost more than the rest of parsing a scalar.
-    @inline(__always)
-    private func payload<T>(_ raw: Any, as _: T.Type) -> T {
-        assert(Swift.type(of: raw) == T.self)
-        func open<U>(_ u: U) -> T { unsafeBitCast(u, to: T.self) }
-        return _openExistential(raw, do: open)
     }
 
     /// Records a merge leaf (its path joins the mask) and passes the value through.

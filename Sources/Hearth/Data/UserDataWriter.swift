@@ -37,7 +37,7 @@ struct UserDataWriter {
     /// (dictionaries are values, so every caller still gets its own copy on mutation).
     func memoizedFields(_ document: Document) -> [String: Any] {
         guard let memo = document.memo else { return fields(document.fields) }
-        return memo.value(for: firestore) { BridgedFields(fields(document.fields)) }.fields
+        return memo.value(for: firestore) { fields(document.fields) }
     }
 
     func fields(_ m: MapValue) -> [String: Any] {
@@ -45,10 +45,4 @@ struct UserDataWriter {
         for e in m.entries { out[e.key] = value(e.value) }
         return out
     }
-}
-
-/// The bridged fields kept in a document's memo.
-private final class BridgedFields {
-    let fields: [String: Any]
-    init(_ fields: [String: Any]) { self.fields = fields }
 }

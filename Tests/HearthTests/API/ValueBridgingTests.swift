@@ -20,6 +20,29 @@ import Testing
         #expect(data["small"] as? Int64 == Int64.min)
     }
 
+    /// The bridged fields are converted once per stored version and Firestore instance; each
+    /// caller still gets a value it can change alone, and a fork reads references of its own.
+    @Test func repeatedReadsShareNothingMutableAndReferencesFollowTheReader() async throws {
+        let db = apiDB()
+        let ref = db.document("c/d")
+        try await ref.setData(["n": 1, "link": db.document("c/other")])
+        var first = try #require(try await ref.getDocument().data())
+        first["n"] = 99
+        let second = try #require(try await ref.getDocument().data())
+        #expect(second["n"] as? Int == 1)
+        #expect((second["link"] as? DocumentReference)?.firestore === db)
+        let fork = db.fork()
+        let forked = try #require(try await fork.document("c/d").getDocument().data())
+        #expect((forked["link"] as? DocumentReference)?.firestore === fork)
+        #expect((try await ref.getDocument().data()?["link"] as? DocumentReference)?.firestore === db)
+        // A snapshot's reference names its document and instance (a new object per call, as the SDK's).
+        let snapshot = try await fork.document("c/d").getDocument()
+        #expect(snapshot.reference == fork.document("c/d"))
+        #expect(snapshot.reference.firestore === fork)
+        let result = try #require(try await fork.collection("c").getDocuments().documents.first)
+        #expect(result.reference.path == "c/d" && result.documentID == "d")
+    }
+
     @Test func doublesAndBoolsKeepTheirTypes() async throws {
         let ref = apiDB().document("c/d")
         try await ref.setData(["d": 1.5, "t": true, "f": false, "inf": Double.infinity, "negZero": -0.0])
