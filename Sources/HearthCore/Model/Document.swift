@@ -39,6 +39,8 @@ public struct Document: Sendable, Hashable {
 public final class DocumentMemo: Sendable {
     private struct Entry: @unchecked Sendable {
         let owner: ObjectIdentifier
+        /// `value`'s dynamic type, compared without asking the runtime.
+        let type: Any.Type
         /// Held as it is (a `[String: Any]` fits in the existential), not in a box object:
         /// reading it back then touches one object less.
         let value: Any
@@ -51,11 +53,14 @@ public final class DocumentMemo: Sendable {
     /// The value memoised for `owner`, made by `make` the first time.
     public func value<T>(for owner: AnyObject, make: () -> T) -> T {
         let id = ObjectIdentifier(owner)
-        if let hit = slot.withLock({ $0 }), hit.owner == id, type(of: hit.value) == T.self {
-            return exactCast(hit.value, to: T.self)
+        // Checked and extracted under the lock: copying the entry out costs more.
+        let hit = slot.withLock { (entry: inout Entry?) -> T? in
+            guard entry?.owner == id && entry?.type == T.self else { return nil }
+            return exactCast(entry.unsafelyUnwrapped.value, to: T.self)
         }
+        if let hit { return hit }
         let value = make()
-        slot.withLock { $0 = Entry(owner: id, value: value) }
+        slot.withLock { $0 = Entry(owner: id, type: T.self, value: value) }
         return value
     }
 
