@@ -26,8 +26,9 @@ struct QueryPlan {
     /// Whether every entry the scan visits satisfies the plan's whole conjunction, so the
     /// executor need not evaluate the filter: each constraint is an equality (or
     /// array-contains) whose value the scan prefix fixes — equal values encode to the same
-    /// bytes — and none of them has a null or NaN operand (those match nothing) or a
-    /// reference (compared with its database).
+    /// bytes — or an inclusive range filter on the first ordered field, which bounds an
+    /// in-order scan exactly; and none of them has a null or NaN operand (those match
+    /// nothing) or a reference (compared with its database).
     var filterSettled = false
 }
 
@@ -49,6 +50,11 @@ enum QueryPlanner {
         // what the post-filter removes anyway), sorted by field path.
         var equalities: [(field: IndexDefinition.Field, value: Value)] = []
         var filterSettled = true
+        // Inclusive range filters on the first ordered field are settled too when the scan
+        // runs in order: they become its seek and stop keys (below), which include exactly
+        // the entries whose values satisfy them.
+        let firstOrdered = query.orderBy.first { !$0.field.isDocumentName }?.field
+        var rangeBoundsScan = false
         for leaf in conjunction {
             let e: (IndexDefinition.Field, Value)?
             switch leaf {
@@ -59,7 +65,12 @@ enum QueryPlanner {
             default: e = nil
             }
             guard let e, !equalities.contains(where: { $0.field == e.0 }) else {
-                filterSettled = false
+                if case .field(let f, let op, let v) = leaf, f == firstOrdered,
+                   op == .greaterThanOrEqual || op == .lessThanOrEqual, Self.settlesByEncoding(v) {
+                    rangeBoundsScan = true
+                } else {
+                    filterSettled = false
+                }
                 continue
             }
             equalities.append(e)
@@ -88,7 +99,10 @@ enum QueryPlanner {
 
         var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: [prefix], ordered: inOrder,
                              filterSettled: filterSettled)
-        guard inOrder else { return plan }
+        guard inOrder else {
+            if rangeBoundsScan { plan.filterSettled = false }
+            return plan
+        }
 
         // Range filters on the first ordered field bound the scan.
         if let first = ordered.first {
