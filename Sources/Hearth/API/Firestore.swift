@@ -121,7 +121,7 @@ public final class Firestore: @unchecked Sendable {
 
     static func validateCollectionGroupID(_ id: String) throws(FirestoreError) {
         if id.isEmpty { throw .invalidArgument("Collection ID cannot be empty.") }
-        if id.contains("/") {
+        if id.utf8.contains(UInt8(ascii: "/")) {
             throw .invalidArgument("Invalid collection ID (\(id)). Collection IDs must not contain / in them.")
         }
     }

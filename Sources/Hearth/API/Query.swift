@@ -280,7 +280,7 @@ public class Query: @unchecked Sendable, Hashable {
             if id.isEmpty {
                 throw .invalidArgument("Invalid query. When querying by document ID you must provide a valid document ID, but it was an empty string.")
             }
-            if !definition.allDescendants && id.contains("/") {
+            if !definition.allDescendants && id.utf8.contains(UInt8(ascii: "/")) {
                 throw .invalidArgument("Invalid query. When querying a collection by document ID you must provide a plain document ID, but '\(id)' contains a '/' character.")
             }
             let path = definition.documentIDBase.appending(Self.slashSeparated(id))
@@ -464,7 +464,7 @@ public class Query: @unchecked Sendable, Hashable {
             guard case .string(let id) = value else {
                 throw .invalidArgument("Invalid query. Expected a string for the document ID.")
             }
-            if !definition.allDescendants && id.contains("/") {
+            if !definition.allDescendants && id.utf8.contains(UInt8(ascii: "/")) {
                 throw .invalidArgument("Invalid query. When querying a collection and ordering by document ID, you must pass a plain document ID, but '\(id)' contains a slash.")
             }
             let path = definition.documentIDBase.appending(Self.slashSeparated(id))

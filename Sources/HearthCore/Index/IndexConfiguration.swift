@@ -181,7 +181,7 @@ extension IndexConfiguration {
         // `collectionId` is the legacy (v1beta1) name of the key.
         let key = obj.fields["collectionGroup"] == nil && obj.fields["collectionId"] != nil ? "collectionId" : "collectionGroup"
         let group = try obj.string(key)
-        if group.isEmpty || group.contains("/") {
+        if group.isEmpty || group.utf8.contains(UInt8(ascii: "/")) {
             throw obj.error(key, "expected a collection ID (non-empty, without '/'), got \"\(group)\"")
         }
         return group

@@ -32,7 +32,7 @@ public struct NormalizedQuery: Sendable {
     public init(_ query: StructuredQuery, database: DatabaseID, aggregatedFields: [FieldPath] = []) throws(FirestoreError) {
         self.query = query
         self.database = database
-        if query.collectionID.contains("/") || (query.collectionID.isEmpty && !query.allDescendants) {
+        if query.collectionID.utf8.contains(UInt8(ascii: "/")) || (query.collectionID.isEmpty && !query.allDescendants) {
             throw .invalidArgument("Invalid collection ID \"\(query.collectionID)\": collection IDs must be non-empty and must not contain '/'.")
         }
         if query.offset < 0 { throw .invalidArgument("offset must be non-negative, got \(query.offset).") }

@@ -8,7 +8,7 @@ func javaDoubleString(_ d: Double) -> String {
     let magnitude = abs(d)
     if magnitude >= 1e-3 && magnitude < 1e7 {
         var s = "\(d)"  // Swift prints the shortest round-trip digits, as Java does here
-        if !s.contains(".") && !s.contains("e") { s += ".0" }
+        if !s.utf8.contains(UInt8(ascii: ".")) && !s.utf8.contains(UInt8(ascii: "e")) { s += ".0" }
         return s
     }
     // Scientific: shortest digits d.dddE±x.
@@ -40,6 +40,6 @@ func javaDoubleString(_ d: Double) -> String {
         if frac.isEmpty { frac = "0" }
         mantissa = (negative ? "-" : "") + intPart + "." + frac
     }
-    if !mantissa.contains(".") { mantissa += ".0" }
+    if !mantissa.utf8.contains(UInt8(ascii: ".")) { mantissa += ".0" }
     return "\(mantissa)E\(exponent)"
 }

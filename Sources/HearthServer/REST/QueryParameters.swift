@@ -28,7 +28,7 @@ struct QueryParameters {
     func all(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
 
     static func camel(_ name: String) -> String {
-        guard name.contains("_") else { return name }
+        guard name.utf8.contains(UInt8(ascii: "_")) else { return name }
         return name.split(separator: ".", omittingEmptySubsequences: false).map { part -> String in
             var out = ""
             var upper = false

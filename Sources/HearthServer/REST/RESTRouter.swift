@@ -23,7 +23,7 @@ struct RESTRouter {
         let database = DatabaseID(project: String(parts[3]), database: String(parts[5]))
         var rest = Substring(parts[6])
         var verb: String?
-        if let colon = rest.lastIndex(of: ":"), !rest[colon...].contains("/"), Self.verbs.contains(String(rest[rest.index(after: colon)...])) {
+        if let colon = rest.lastIndex(of: ":"), !rest[colon...].utf8.contains(UInt8(ascii: "/")), Self.verbs.contains(String(rest[rest.index(after: colon)...])) {
             verb = String(rest[rest.index(after: colon)...])
             rest = rest[..<colon]
         }
