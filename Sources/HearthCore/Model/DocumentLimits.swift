@@ -49,7 +49,14 @@ public enum DocumentLimits {
                                 changing original: (fields: MapValue, fieldsSize: Int)? = nil,
                                 within paths: [FieldPath]? = nil) throws(FirestoreError) -> Int {
         var size: Int
-        var changed: [MapValue.Entry] = []
+        // The first changed field (in document order) nesting too deep, for the message.
+        var deepField: MapValue.Entry? = nil
+        func measureChanged(_ entry: MapValue.Entry) -> Int {
+            var tooDeep = false
+            let size = stringSize(entry.key) + measure(entry.value, depth: 1, tooDeep: &tooDeep)
+            if tooDeep, deepField.map({ compareUTF8(entry.key, $0.key) < 0 }) ?? true { deepField = entry }
+            return size
+        }
         if let original, let paths {
             size = original.fieldsSize
             var tops: [String] = []
@@ -57,26 +64,40 @@ public enum DocumentLimits {
                 guard let top = p.segments.first, !tops.contains(where: { utf8Equal($0, top) }) else { continue }
                 tops.append(top)
                 if let old = original.fields[top] { size -= stringSize(top) + valueSize(old) }
-                if let new = fields[top] {
-                    size += stringSize(top) + valueSize(new)
-                    changed.append((top, new))
-                }
+                if let new = fields[top] { size += measureChanged((top, new)) }
             }
-            // Messages name the first offending field in document order.
-            changed.sort { compareUTF8($0.key, $1.key) < 0 }
         } else {
-            size = fieldsSize(fields)
-            changed = fields.entries
+            size = 0
+            for entry in fields.entries { size += measureChanged(entry) }
         }
         let total = nameSize(path) + size + 32
         if total > maxDocumentSize {
             throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(total)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
         }
-        for entry in changed where exceedsDepth(entry.value, depth: 1) {
+        if let entry = deepField {
             let deepest = [entry.key] + deepestPath(entry.value, depth: 1)
             throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because field '\(FieldPath(deepest).dotted)' exceeds the maximum nesting depth of \(maxNestingDepth) maps and arrays.")
         }
         return size
+    }
+
+    /// A value's size, and whether it nests maps and arrays deeper than the limit (a
+    /// top-level field's container is depth 1): one walk for both checks.
+    private static func measure(_ v: Value, depth: Int, tooDeep: inout Bool) -> Int {
+        switch v {
+        case .map(let m):
+            if depth > maxNestingDepth { tooDeep = true }
+            var size = 0
+            for e in m.entries { size += stringSize(e.key) + measure(e.value, depth: depth + 1, tooDeep: &tooDeep) }
+            return size
+        case .array(let a):
+            if depth > maxNestingDepth { tooDeep = true }
+            var size = 0
+            for e in a { size += measure(e, depth: depth + 1, tooDeep: &tooDeep) }
+            return size
+        default:
+            return valueSize(v)
+        }
     }
 
     /// Whether a container nests deeper than the limit (a top-level map or array is depth 1).

@@ -82,4 +82,16 @@ struct DocumentLimitsTests {
                                         database: testDatabaseID)
         }
     }
+
+    @Test("the first field too deep in document order is named; an oversized document reports its size first")
+    func firstDeepFieldAndSizeFirst() {
+        let deep = Self.nested(depth: 21, arrays: false)
+        expectFirestoreError(.invalidArgument, containing: ["field 'b.a.", "maximum nesting depth"]) {
+            try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["z": deep, "b": deep, "a": .integer(1)]), database: testDatabaseID)
+        }
+        let big = String(repeating: "x", count: 1_048_576)
+        expectFirestoreError(.invalidArgument, containing: ["exceeds the maximum allowed size"]) {
+            try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["b": deep, "s": .string(big)]), database: testDatabaseID)
+        }
+    }
 }
