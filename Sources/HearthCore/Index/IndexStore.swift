@@ -64,8 +64,8 @@ struct IndexStore: Sendable {
     /// (or a CONTAINS field is not an array), one per distinct element for a CONTAINS field.
     static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition) -> [IndexKey] {
         var prefix: [UInt8] = []
-        prefix.reserveCapacity(key.encoded.count * 2 + 16)
-        if definition.scope == .collection { prefix.append(contentsOf: key.encoded[..<key.collectionPrefixLength]) }
+        prefix.reserveCapacity(key.encodedLength * 2 + 16)
+        if definition.scope == .collection { key.appendBytes(upTo: key.collectionPrefixLength, to: &prefix) }
         var elements: [[UInt8]]? = nil
         for field in definition.fields {
             guard let value = document.fields.value(at: field.path) else { return [] }
@@ -91,25 +91,26 @@ struct IndexStore: Sendable {
                 IndexKeyEncoding.encode(value, into: &prefix)
             }
         }
-        let name = nameComponent(key, scope: definition.scope, descending: definition.nameDescending)
         guard let elements else {
-            prefix.append(contentsOf: name)
+            appendNameComponent(key, scope: definition.scope, descending: definition.nameDescending, to: &prefix)
             return [IndexKey(prefix)]
         }
-        return elements.map { IndexKey($0 + name) }
+        return elements.map { element in
+            var bytes = element
+            appendNameComponent(key, scope: definition.scope, descending: definition.nameDescending, to: &bytes)
+            return IndexKey(bytes)
+        }
     }
 
-    /// The trailing document-name bytes of an entry. Within one collection the document
+    /// Appends the trailing document-name bytes of an entry. Within one collection the document
     /// key's bytes already sort by ID; a collection group needs full-path order.
-    static func nameComponent(_ key: DocumentKey, scope: IndexDefinition.Scope, descending: Bool) -> [UInt8] {
-        var name: [UInt8]
+    static func appendNameComponent(_ key: DocumentKey, scope: IndexDefinition.Scope, descending: Bool, to out: inout [UInt8]) {
+        let start = out.count
         if scope == .collection {
-            name = key.encoded
+            key.appendBytes(upTo: key.encodedLength, to: &out)
         } else {
-            name = []
-            IndexKeyEncoding.encodePath(key.path, into: &name)
+            IndexKeyEncoding.encodePath(key.path, into: &out)
         }
-        if descending { IndexKeyEncoding.invert(&name, from: 0) }
-        return name
+        if descending { IndexKeyEncoding.invert(&out, from: start) }
     }
 }

@@ -156,7 +156,7 @@ enum QueryPlanner {
         for (i, v) in cursor.values.enumerated() {
             if order[i].field.isDocumentName {
                 guard case .reference(let name) = v, name.path.isDocument else { break }
-                bytes += IndexStore.nameComponent(DocumentKey(name.path), scope: definition.scope, descending: definition.nameDescending)
+                IndexStore.appendNameComponent(DocumentKey(name.path), scope: definition.scope, descending: definition.nameDescending, to: &bytes)
             } else {
                 IndexKeyEncoding.encode(v, descending: order[i].descending, into: &bytes)
             }

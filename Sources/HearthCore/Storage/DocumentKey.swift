@@ -12,21 +12,23 @@ import Foundation
 /// directly follows the collection's segments, the keys of one collection's documents are
 /// exactly those starting with `prefix(of:)` — deeper collections never interleave.
 ///
-/// The first 32 encoded bytes are also kept inline as four big-endian words: a B-tree node
-/// holds its keys in one array, so a binary search compares words already in the node
-/// instead of following each probed key to its byte buffer (most keys — `users/<auto-ID>` —
-/// are decided within 32 bytes).
+/// The first 32 encoded bytes are kept inline as four big-endian words and only the rest
+/// in a buffer: a B-tree node holds its keys in one array, so a binary search compares
+/// words already in the node instead of following each probed key to its bytes, and most
+/// keys (`users/<auto-ID>` is 32 bytes) need no buffer at all.
 public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let path: ResourcePath
-    let encoded: [UInt8]
-    /// `encoded`'s bytes 0..<32, big-endian, zero-padded.
+    /// The encoding's bytes 0..<32, big-endian, zero-padded.
     private let head: (UInt64, UInt64, UInt64, UInt64)
-    /// `encoded.count`, kept inline with the head.
+    /// The encoding's bytes from 32 on (empty for most keys: no allocation).
+    private let tail: [UInt8]
+    /// The encoding's length.
     private let length: Int32
-    /// How many leading bytes of `encoded` are the collection's prefix (`prefix(of:)`).
+    /// How many leading bytes of the encoding are the collection's prefix (`prefix(of:)`).
     private let prefixLength: Int32
 
     var collectionPrefixLength: Int { Int(prefixLength) }
+    var encodedLength: Int { Int(length) }
 
     /// `path` must be a document path.
     public init(_ path: ResourcePath) {
@@ -46,12 +48,41 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     private init(path: ResourcePath, encoded: [UInt8], prefixLength: Int) {
         self.path = path
-        self.encoded = encoded
         self.prefixLength = Int32(prefixLength)
         length = Int32(encoded.count)
         head = encoded.withUnsafeBufferPointer { b in
             (bigEndianWord(b, at: 0), bigEndianWord(b, at: 8), bigEndianWord(b, at: 16), bigEndianWord(b, at: 24))
         }
+        tail = encoded.count > 32 ? Array(encoded[32...]) : []
+    }
+
+    @inline(__always)
+    private func headWord(_ i: Int) -> UInt64 {
+        switch i {
+        case 0: head.0
+        case 1: head.1
+        case 2: head.2
+        default: head.3
+        }
+    }
+
+    /// The whole encoding.
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        appendBytes(upTo: Int(length), to: &out)
+        return out
+    }
+
+    /// Appends the encoding's first `n` bytes to `out`.
+    func appendBytes(upTo n: Int, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + n)
+        var remaining = n
+        for w in 0..<4 where remaining > 0 {
+            let take = min(remaining, 8)
+            withUnsafeBytes(of: headWord(w).bigEndian) { out.append(contentsOf: $0.prefix(take)) }
+            remaining -= take
+        }
+        if remaining > 0 { out.append(contentsOf: tail[..<remaining]) }
     }
 
     public var collection: ResourcePath { path.parent }
@@ -99,7 +130,16 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Whether this key's bytes begin with `other`'s (a collection's `start(of:)` key
     /// prefixes exactly the keys of its documents).
     func hasPrefix(_ other: DocumentKey) -> Bool {
-        encoded.starts(with: other.encoded)
+        let n = Int(other.length)
+        guard length >= other.length else { return false }
+        // Whole words of the prefix, then its last partial word (the other's padding is zero).
+        for w in 0..<4 {
+            let bits = min(max(n - 8 * w, 0), 8) * 8
+            if bits == 0 { break }
+            let mask: UInt64 = bits == 64 ? ~0 : ~(~0 >> UInt64(bits))
+            if headWord(w) & mask != other.headWord(w) { return false }
+        }
+        return n <= 32 || tail.starts(with: other.tail)
     }
 
     /// Byte-wise three-way comparison: the inline heads first, the buffers only past them.
@@ -112,9 +152,9 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
         // Equal heads: when both keys fit in them, zero padding made the shorter one a
         // prefix of the longer; otherwise compare the rest.
         if a.length > 32 && b.length > 32 {
-            let c = a.encoded.withUnsafeBufferPointer { pa in
-                b.encoded.withUnsafeBufferPointer { pb in
-                    memcmp(pa.baseAddress! + 32, pb.baseAddress! + 32, Int(min(a.length, b.length)) - 32)
+            let c = a.tail.withUnsafeBufferPointer { pa in
+                b.tail.withUnsafeBufferPointer { pb in
+                    memcmp(pa.baseAddress!, pb.baseAddress!, Int(min(a.length, b.length)) - 32)
                 }
             }
             if c != 0 { return c < 0 ? -1 : 1 }
@@ -125,7 +165,7 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
     public static func < (a: DocumentKey, b: DocumentKey) -> Bool { compare(a, b) < 0 }
 
     public static func == (a: DocumentKey, b: DocumentKey) -> Bool {
-        a.head == b.head && a.length == b.length && (a.length <= 32 || a.encoded == b.encoded)
+        a.head == b.head && a.length == b.length && (a.length <= 32 || a.tail == b.tail)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -134,6 +174,6 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
         hasher.combine(head.2)
         hasher.combine(head.3)
         hasher.combine(length)
-        if length > 32 { encoded[32...].withUnsafeBytes { hasher.combine(bytes: $0) } }
+        if length > 32 { tail.withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 }
