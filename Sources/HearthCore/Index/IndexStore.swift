@@ -27,7 +27,8 @@ struct IndexStore: Sendable {
         guard entries(definition) == nil else { return }
         var elements: [(key: IndexKey, value: DocumentKey)] = []
         for (key, version) in documents {
-            guard let doc = version.document, utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup) else { continue }
+            // The group first: reading a document of another group would touch it for nothing.
+            guard utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup), let doc = version.document else { continue }
             for entry in Self.entryKeys(for: doc, key: key, in: definition) { elements.append((entry, key)) }
         }
         // Entry keys are unique (each ends with its document's name): sort, then build.
