@@ -76,13 +76,9 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Appends the encoding's first `n` bytes to `out`.
     func appendBytes(upTo n: Int, to out: inout [UInt8]) {
         out.reserveCapacity(out.count + n)
-        var remaining = n
-        for w in 0..<4 where remaining > 0 {
-            let take = min(remaining, 8)
-            withUnsafeBytes(of: headWord(w).bigEndian) { out.append(contentsOf: $0.prefix(take)) }
-            remaining -= take
-        }
-        if remaining > 0 { out.append(contentsOf: tail[..<remaining]) }
+        let words = (head.0.bigEndian, head.1.bigEndian, head.2.bigEndian, head.3.bigEndian)
+        withUnsafeBytes(of: words) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<min(n, 32)])) }
+        if n > 32 { out.append(contentsOf: tail[..<(n - 32)]) }
     }
 
     public var collection: ResourcePath { path.parent }
