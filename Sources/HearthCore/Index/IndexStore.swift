@@ -34,7 +34,7 @@ struct IndexStore: Sendable {
         // Entry keys are unique (each ends with its document's name): sort, then build.
         elements.sort { $0.key < $1.key }
         byGroup[definition.collectionGroup, default: []].append(materialized.count)
-        materialized.append((definition, Entries(sortedElements: elements)))
+        materialized.append((definition, Entries(sortedElements: consume elements)))
     }
 
     /// Keeps every materialised index of the document's collection group in step with one

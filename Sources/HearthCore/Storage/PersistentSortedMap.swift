@@ -69,34 +69,50 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
 
     /// Builds a map from elements sorted by strictly increasing key, bottom-up in O(n)
     /// (how an index over an existing collection is built in one pass).
-    init(sortedElements elements: [(key: Key, value: Value)], maxKeysPerNode: Int = Self.defaultMaxKeysPerNode) {
+    init(sortedElements elements: consuming [(key: Key, value: Value)], maxKeysPerNode: Int = Self.defaultMaxKeysPerNode) {
         self.init(maxKeysPerNode: maxKeysPerNode)
         guard !elements.isEmpty else { return }
         // Elements a subtree of each height can hold when full.
         var capacities = [maxKeys]
         while capacities.last! < elements.count { capacities.append((maxKeys + 1) * capacities.last! + maxKeys) }
-        root = Self.build(elements[...], height: capacities.count - 1, capacities: capacities)
         count = elements.count
+        // The nodes take the elements in ascending order from the end of the reversed array:
+        // removeLast moves each one out, so no key or value is copied (and retained) again.
+        var remaining = elements
+        remaining.reverse()
+        root = Self.build(&remaining, count: count, height: capacities.count - 1, capacities: capacities)
     }
 
-    /// A subtree of exactly `height` levels below its root holding `elements`; children
-    /// get equal shares, so every node stays at least half full.
-    private static func build(_ elements: ArraySlice<(key: Key, value: Value)>, height: Int, capacities: [Int]) -> Node {
-        if height == 0 { return Node(keys: elements.map(\.key), values: elements.map(\.value), children: []) }
-        let childCount = (elements.count + 1 + capacities[height - 1]) / (capacities[height - 1] + 1)
-        let perChild = (elements.count - (childCount - 1)) / childCount
-        var extra = (elements.count - (childCount - 1)) % childCount
-        var keys: [Key] = [], values: [Value] = [], children: [Node] = []
-        var start = elements.startIndex
+    /// A subtree of exactly `height` levels below its root holding the next `count` of
+    /// `elements` (taken from its end); children get equal shares, so every node stays at
+    /// least half full.
+    private static func build(_ elements: inout [(key: Key, value: Value)], count: Int, height: Int, capacities: [Int]) -> Node {
+        var keys: [Key] = [], values: [Value] = []
+        if height == 0 {
+            keys.reserveCapacity(count)
+            values.reserveCapacity(count)
+            for _ in 0..<count {
+                let (key, value) = elements.removeLast()
+                keys.append(key)
+                values.append(value)
+            }
+            return Node(keys: keys, values: values, children: [])
+        }
+        let childCount = (count + 1 + capacities[height - 1]) / (capacities[height - 1] + 1)
+        let perChild = (count - (childCount - 1)) / childCount
+        var extra = (count - (childCount - 1)) % childCount
+        var children: [Node] = []
+        keys.reserveCapacity(childCount - 1)
+        values.reserveCapacity(childCount - 1)
+        children.reserveCapacity(childCount)
         for c in 0..<childCount {
             let size = perChild + (extra > 0 ? 1 : 0)
             if extra > 0 { extra -= 1 }
-            children.append(build(elements[start..<(start + size)], height: height - 1, capacities: capacities))
-            start += size
+            children.append(build(&elements, count: size, height: height - 1, capacities: capacities))
             if c < childCount - 1 {
-                keys.append(elements[start].key)
-                values.append(elements[start].value)
-                start += 1
+                let (key, value) = elements.removeLast()
+                keys.append(key)
+                values.append(value)
             }
         }
         return Node(keys: keys, values: values, children: children)
