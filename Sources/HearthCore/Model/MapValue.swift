@@ -50,7 +50,7 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
                         order[j] = x
                     }
                 } else {
-                    var sortable = order
+                    var sortable = order  // the same memory: sorting through a mutable copy of the pointer
                     sortable.sort(by: precedes)
                 }
                 // Equal names are adjacent after sorting, in input order.

@@ -66,13 +66,6 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
         }
     }
 
-    /// The whole encoding.
-    var bytes: [UInt8] {
-        var out: [UInt8] = []
-        appendBytes(upTo: Int(length), to: &out)
-        return out
-    }
-
     /// Appends the encoding's first `n` bytes to `out`.
     func appendBytes(upTo n: Int, to out: inout [UInt8]) {
         out.reserveCapacity(out.count + n)
