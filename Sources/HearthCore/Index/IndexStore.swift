@@ -1,13 +1,18 @@
 /// The indexes a database state has materialised: for each index definition, a persistent
 /// sorted set of entry keys (`[collection path] + field encodings + document path`) mapping
-/// to the document they index. Part of `DatabaseState`, so it is shared, snapshotted and
-/// restored with the documents in O(1).
+/// to the version of the document they were made from. Part of `DatabaseState`, so it is
+/// shared, snapshotted and restored with the documents in O(1).
+///
+/// A commit that leaves an index's fields alone leaves its entries alone too, so an entry
+/// may name a version that a later one has since replaced (`DocumentVersion.isReplaced`):
+/// a scan reads an entry's version directly unless it was replaced, and only then looks the
+/// document up.
 ///
 /// An index is materialised the first time a query needs it (one pass over the collection
 /// group) and from then on maintained incrementally by every commit, so collections that
 /// are never queried on a field pay nothing for it.
 struct IndexStore: Sendable {
-    typealias Entries = PersistentSortedMap<IndexKey, DocumentKey>
+    typealias Entries = PersistentSortedMap<IndexKey, DocumentVersion>
 
     /// The materialised indexes, in order of materialisation; `byGroup` lists the positions
     /// of those of each collection ID, so a commit reaches its indexes without hashing
@@ -25,11 +30,11 @@ struct IndexStore: Sendable {
     /// Builds `definition` from every document of its collection group in `documents`.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
         guard entries(definition) == nil else { return }
-        var elements: [(key: IndexKey, value: DocumentKey)] = []
+        var elements: [(key: IndexKey, value: DocumentVersion)] = []
         for (key, version) in documents {
             // The group first: reading a document of another group would touch it for nothing.
             guard utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup), let doc = version.document else { continue }
-            for entry in Self.entryKeys(for: doc, key: key, in: definition) { elements.append((entry, key)) }
+            for entry in Self.entryKeys(for: doc, key: key, in: definition) { elements.append((entry, version)) }
         }
         // Entry keys are unique (each ends with its document's name): sort, then build.
         elements.sort { $0.key < $1.key }
@@ -38,10 +43,12 @@ struct IndexStore: Sendable {
     }
 
     /// Keeps every materialised index of the document's collection group in step with one
-    /// document change. `changedPaths`, when known, are the only fields that can differ
-    /// between `before` and `after`: an index on none of them is left alone unexamined.
-    mutating func update(_ key: DocumentKey, from before: Document?, to after: Document?, changedPaths: [FieldPath]? = nil) {
+    /// document change, from `before` to the document of `version` (the new head; its
+    /// document is nil for a deletion). `changedPaths`, when known, are the only fields that
+    /// can differ between the two: an index on none of them is left alone unexamined.
+    mutating func update(_ key: DocumentKey, from before: Document?, to version: DocumentVersion, changedPaths: [FieldPath]? = nil) {
         guard !byGroup.isEmpty, let group = byGroup[key.path.segments[key.path.count - 2]] else { return }
+        let after = version.document
         let changedInPlace = before != nil && after != nil
         for position in group {
             let definition = materialized[position].definition
@@ -57,7 +64,7 @@ struct IndexStore: Sendable {
             let new = after.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
             if old == new { continue }
             for entry in old where !new.contains(entry) { materialized[position].entries.removeValue(forKey: entry) }
-            for entry in new where !old.contains(entry) { materialized[position].entries.updateValue(key, forKey: entry) }
+            for entry in new where !old.contains(entry) { materialized[position].entries.updateValue(version, forKey: entry) }
         }
     }
 

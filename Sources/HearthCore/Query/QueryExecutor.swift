@@ -79,10 +79,12 @@ struct QueryExecutor {
             var it = entries.elements(from: IndexKey(plan.seek), inclusive: true, descending: false)
             let documents = state.documents
             scanning: while true {
-                // The entry is read in place: past a stop, or the version of the document it names.
-                let entry = it.withNext { (key, docKey) -> (stop: Bool, version: DocumentVersion?) in
+                // The entry is read in place: past a stop, or the document's current version
+                // (the entry's own unless a later commit replaced it).
+                let entry = it.withNext { (key, version) -> (stop: Bool, version: DocumentVersion?) in
                     for stop in plan.stops where key.sortsAfter(stop) { return (true, nil) }
-                    return (false, documents[docKey])
+                    guard version.isReplaced else { return (false, version) }
+                    return (false, version.document.flatMap { documents[DocumentKey($0.path)] })
                 }
                 guard let entry, !entry.stop else { break }
                 guard let doc = entry.version?.document else { continue }

@@ -207,9 +207,10 @@ public final class Database: Sendable {
         for t in touched where !t.unchanged {
             let head = state.documents[t.key]
             head?.document?.memo?.clear()
+            head?.markReplaced()
             let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon), fieldsSize: t.fieldsSize)
             state.documents.updateValue(version, forKey: t.key)
-            state.indexes.update(t.key, from: t.original, to: t.current, changedPaths: t.changedPaths)
+            state.indexes.update(t.key, from: t.original, to: version, changedPaths: t.changedPaths)
             changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))
             if t.original == nil { state.documentCount += 1 }
             if t.current == nil {

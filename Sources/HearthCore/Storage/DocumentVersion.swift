@@ -1,8 +1,11 @@
+import Synchronization
+
 /// One version of a document in its history chain, newest first. The chain keeps every
 /// version a read at a retained read time can need (production keeps one hour); a version
 /// whose `document` is nil records that the document was missing from `since` on.
 ///
-/// Nodes are immutable once built, so versions are shared freely between database states.
+/// Nodes are immutable once built, so versions are shared freely between database states;
+/// the one exception is `isReplaced`, which only ever turns true.
 public final class DocumentVersion: Sendable {
     public let document: Document?
     /// The commit time from which this version is current.
@@ -15,6 +18,17 @@ public final class DocumentVersion: Sendable {
     /// Σ sizes of the document's fields (semantics §15; 0 when missing), kept so a commit
     /// that changes a few fields checks the size limit without measuring the rest again.
     let fieldsSize: Int
+    /// Set when a commit installs a newer version (or a deletion) over this one in some
+    /// database state. Index entries name the version they were made from: while this is
+    /// false, that version is still the document's head in every state holding the entry
+    /// (forks and restored snapshots included: a replacement in any of them sets it), so an
+    /// index scan reads it without looking the document up.
+    private let replaced = Atomic<Bool>(false)
+
+    var isReplaced: Bool { replaced.load(ordering: .acquiring) }
+
+    /// Called by the commit that replaces this version as the document's head.
+    func markReplaced() { replaced.store(true, ordering: .releasing) }
 
     /// `fieldsSize`, when the caller has measured it, saves measuring the document again.
     public init(document: Document?, since: Timestamp, older: DocumentVersion?, fieldsSize: Int? = nil) {

@@ -176,6 +176,37 @@ struct SnapshotTests {
         expectFirestoreError(.invalidArgument, containing: ["transaction"]) { try db.commit([], transaction: txn) }
     }
 
+    @Test("index scans read each state's current documents after updates outside the index, in forks and restored snapshots")
+    func indexEntriesAfterReplacedVersions() throws {
+        let (db, _) = makeTestDatabase()
+        func doc(_ v: Int) -> MapValue { testFields(["k": .integer(1), "v": .integer(Int64(v))]) }
+        try db.commit([.set(testPath("c/a"), doc(1)), .set(testPath("c/b"), doc(1))])
+        let query = testQuery("c", where: field("k", .equal, .integer(1)))
+        func values(_ d: Database) throws -> [Value?] { try d.runQuery(query).documents.map { $0.fields["v"] } }
+        // The first query builds the index on k; later commits leave its entries as they are.
+        #expect(try values(db) == [.integer(1), .integer(1)])
+        let snap = db.snapshot()
+        let fork = db.fork()
+        try db.commit([.update(testPath("c/a"), testFields(["v": .integer(2)]), mask: [testFieldPath("v")])])
+        try db.commit([.set(testPath("c/b"), doc(3))])
+        #expect(try values(db) == [.integer(2), .integer(3)])
+        // The fork still holds the versions the origin replaced.
+        #expect(try values(fork) == [.integer(1), .integer(1)])
+        try fork.commit([.set(testPath("c/b"), doc(4))])
+        #expect(try values(fork) == [.integer(1), .integer(4)])
+        #expect(try values(db) == [.integer(2), .integer(3)])
+        // A restored snapshot reads its own versions, and later updates again.
+        db.restore(snap)
+        #expect(try values(db) == [.integer(1), .integer(1)])
+        try db.commit([.update(testPath("c/a"), testFields(["v": .integer(5)]), mask: [testFieldPath("v")])])
+        #expect(try values(db) == [.integer(5), .integer(1)])
+        // A deleted document leaves the index; a recreated one comes back with its new fields.
+        try db.commit([.delete(testPath("c/a"))])
+        #expect(try values(db) == [.integer(1)])
+        try db.commit([.set(testPath("c/a"), doc(6))])
+        #expect(try values(db) == [.integer(6), .integer(1)])
+    }
+
     @Test("a fork diverges independently of its origin")
     func fork() throws {
         let (db, _) = makeTestDatabase()
