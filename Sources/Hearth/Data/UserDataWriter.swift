@@ -37,7 +37,7 @@ struct UserDataWriter {
     /// (dictionaries are values, so every caller still gets its own copy on mutation).
     func memoizedFields(_ document: Document) -> [String: Any] {
         guard let memo = document.memo else { return fields(document.fields) }
-        return memo.value(for: firestore) { fields(document.fields) }
+        return memo.fields(for: firestore) { fields(document.fields) }
     }
 
     func fields(_ m: MapValue) -> [String: Any] {

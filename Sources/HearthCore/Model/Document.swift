@@ -32,36 +32,30 @@ public struct Document: Sendable, Hashable {
     }
 }
 
-/// A slot in which a front end keeps a value derived from one stored document version (the
-/// Swift API keeps the bridged `[String: Any]`), so reading an unchanged document again
-/// does not convert it again. The value is tagged with its owner (e.g. a `Firestore`
-/// instance) and replaced when another owner asks.
+/// A slot in which the Swift API keeps the bridged `[String: Any]` of one stored document
+/// version, so reading an unchanged document again does not convert it again. The value is
+/// tagged with its owner (a `Firestore` instance: bridged references belong to it) and
+/// replaced when another owner asks.
 public final class DocumentMemo: Sendable {
     private struct Entry: @unchecked Sendable {
         let owner: ObjectIdentifier
-        /// `value`'s dynamic type, compared without asking the runtime.
-        let type: Any.Type
-        /// Held as it is (a `[String: Any]` fits in the existential), not in a box object:
-        /// reading it back then touches one object less.
-        let value: Any
+        let fields: [String: Any]
     }
 
     private let slot = Mutex<Entry?>(nil)
 
     public init() {}
 
-    /// The value memoised for `owner`, made by `make` the first time.
-    public func value<T>(for owner: AnyObject, make: () -> T) -> T {
+    /// The fields memoised for `owner`, made by `make` the first time.
+    public func fields(for owner: AnyObject, make: () -> [String: Any]) -> [String: Any] {
         let id = ObjectIdentifier(owner)
-        // Checked and extracted under the lock: copying the entry out costs more.
-        let hit = slot.withLock { (entry: inout Entry?) -> T? in
-            guard entry?.owner == id && entry?.type == T.self else { return nil }
-            return exactCast(entry.unsafelyUnwrapped.value, to: T.self)
+        let hit = slot.withLock { (entry: inout Entry?) -> [String: Any]? in
+            entry?.owner == id ? entry.unsafelyUnwrapped.fields : nil
         }
         if let hit { return hit }
-        let value = make()
-        slot.withLock { $0 = Entry(owner: id, type: T.self, value: value) }
-        return value
+        let fields = make()
+        slot.withLock { $0 = Entry(owner: id, fields: fields) }
+        return fields
     }
 
     /// Drops the memoised value (when a newer version supersedes the document: reads of an
