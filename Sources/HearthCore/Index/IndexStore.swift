@@ -73,7 +73,7 @@ struct IndexStore: Sendable {
     static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition) -> [IndexKey] {
         var prefix: [UInt8] = []
         prefix.reserveCapacity(key.encodedLength * 2 + 16)
-        if definition.scope == .collection { key.appendBytes(upTo: key.collectionPrefixLength, to: &prefix) }
+        if definition.scope == .collection { key.appendBytes(0..<key.collectionPrefixLength, to: &prefix) }
         var elements: [[UInt8]]? = nil
         for field in definition.fields {
             guard let value = document.fields.value(at: field.path) else { return [] }
@@ -110,12 +110,13 @@ struct IndexStore: Sendable {
         }
     }
 
-    /// Appends the trailing document-name bytes of an entry. Within one collection the document
-    /// key's bytes already sort by ID; a collection group needs full-path order.
+    /// Appends the trailing document-name bytes of an entry. A collection-scope entry already
+    /// starts with its collection's path, so its document ID's bytes (in document key order)
+    /// are enough; a collection group needs full-path order.
     static func appendNameComponent(_ key: DocumentKey, scope: IndexDefinition.Scope, descending: Bool, to out: inout [UInt8]) {
         let start = out.count
         if scope == .collection {
-            key.appendBytes(upTo: key.encodedLength, to: &out)
+            key.appendBytes(key.collectionPrefixLength..<key.encodedLength, to: &out)
         } else {
             IndexKeyEncoding.encodePath(key.path, into: &out)
         }

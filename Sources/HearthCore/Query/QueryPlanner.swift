@@ -150,7 +150,9 @@ enum QueryPlanner {
         }
     }
 
-    /// A cursor's values as index-key bytes (directions applied).
+    /// A cursor's values as index-key bytes (directions applied). A name cursor of a
+    /// collection query is a document of that collection (`NormalizedQuery` checks), so the
+    /// ID bytes of a collection-scope entry's name place it.
     private static func encode(_ cursor: Cursor, order: [Ordering], definition: IndexDefinition) -> [UInt8] {
         var bytes: [UInt8] = []
         for (i, v) in cursor.values.enumerated() {

@@ -66,12 +66,15 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
         }
     }
 
-    /// Appends the encoding's first `n` bytes to `out`.
-    func appendBytes(upTo n: Int, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + n)
-        let words = (head.0.bigEndian, head.1.bigEndian, head.2.bigEndian, head.3.bigEndian)
-        withUnsafeBytes(of: words) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<min(n, 32)])) }
-        if n > 32 { out.append(contentsOf: tail[..<(n - 32)]) }
+    /// Appends the encoding's bytes in `range` to `out`: `..<collectionPrefixLength` is the
+    /// collection's part, `collectionPrefixLength..<encodedLength` the ID's.
+    func appendBytes(_ range: Range<Int>, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + range.count)
+        if range.lowerBound < 32 {
+            let words = (head.0.bigEndian, head.1.bigEndian, head.2.bigEndian, head.3.bigEndian)
+            withUnsafeBytes(of: words) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[range.lowerBound..<min(range.upperBound, 32)])) }
+        }
+        if range.upperBound > 32 { out.append(contentsOf: tail[(max(range.lowerBound, 32) - 32)..<(range.upperBound - 32)]) }
     }
 
     public var collection: ResourcePath { path.parent }

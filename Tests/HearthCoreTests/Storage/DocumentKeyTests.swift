@@ -62,7 +62,7 @@ struct DocumentKeyTests {
     func bytesAndPrefixes() {
         func bytes(_ key: DocumentKey) -> [UInt8] {
             var out: [UInt8] = []
-            key.appendBytes(upTo: key.encodedLength, to: &out)
+            key.appendBytes(0..<key.encodedLength, to: &out)
             return out
         }
         for a in Self.paths {
@@ -75,8 +75,17 @@ struct DocumentKeyTests {
                 let start = DocumentKey.start(of: b.parent)
                 #expect(ka.hasPrefix(start) == (a.parent == b.parent), "\(a) in \(b.parent)")
                 var prefix: [UInt8] = []
-                ka.appendBytes(upTo: ka.collectionPrefixLength, to: &prefix)
+                ka.appendBytes(0..<ka.collectionPrefixLength, to: &prefix)
                 #expect((prefix == bytes(start)) == (a.parent == b.parent), "\(a) prefix vs \(b.parent)")
+                // Within one collection, the ID's bytes alone order as the keys do.
+                if a.parent == b.parent {
+                    var ida: [UInt8] = [], idb: [UInt8] = []
+                    ka.appendBytes(ka.collectionPrefixLength..<ka.encodedLength, to: &ida)
+                    kb.appendBytes(kb.collectionPrefixLength..<kb.encodedLength, to: &idb)
+                    #expect(prefix + ida == bytes(ka))
+                    let c = IndexKey.compareBytes(ida, idb)
+                    #expect((c < 0) == (ka < kb) && (c == 0) == (ka == kb), "\(a) vs \(b) by ID")
+                }
             }
         }
     }
