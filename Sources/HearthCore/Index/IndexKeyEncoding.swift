@@ -140,40 +140,5 @@ enum IndexKeyEncoding {
     }
 }
 
-/// A byte string ordered by `memcmp`: index entry keys and scan bounds.
-struct IndexKey: Sendable, Hashable, Comparable {
-    var bytes: [UInt8]
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    static func < (a: IndexKey, b: IndexKey) -> Bool { compareBytes(a.bytes, b.bytes) < 0 }
-
-    static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        a.withUnsafeBufferPointer { pa in
-            b.withUnsafeBufferPointer { pb in
-                let n = min(pa.count, pb.count)
-                let c = n == 0 ? 0 : memcmp(pa.baseAddress!, pb.baseAddress!, n)
-                if c != 0 { return c < 0 ? -1 : 1 }
-                return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
-            }
-        }
-    }
-
-    /// True when the leading bytes (as many as `bound` has) sort after `bound`: a scan
-    /// bounded by `bound` has passed it.
-    func sortsAfter(_ bound: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { p in
-            bound.withUnsafeBufferPointer { q in
-                let n = min(p.count, q.count)
-                return n > 0 && memcmp(p.baseAddress!, q.baseAddress!, n) > 0
-            }
-        }
-    }
-
-    /// True when `bytes` begins with `prefix`.
-    func hasPrefix(_ prefix: [UInt8]) -> Bool {
-        bytes.count >= prefix.count && bytes.withUnsafeBufferPointer { p in
-            prefix.withUnsafeBufferPointer { q in q.count == 0 || memcmp(p.baseAddress!, q.baseAddress!, q.count) == 0 }
-        }
-    }
-}
+/// An index entry's key: `[collection path] + field encodings + document name`.
+typealias IndexKey = OrderedBytes

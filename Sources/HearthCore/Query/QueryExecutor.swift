@@ -77,12 +77,13 @@ struct QueryExecutor {
             // holding all its fields, the ordered ones among them: those checks are settled.
             let settled = definition.scope == .collection
             var it = entries.elements(from: IndexKey(plan.seek), inclusive: true, descending: false)
+            let stops = plan.stops.map(IndexKey.init)
             let documents = state.documents
             scanning: while true {
                 // The entry is read in place: past a stop, or the document's current version
                 // (the entry's own unless a later commit replaced it).
                 let entry = it.withNext { (key, version) -> (stop: Bool, version: DocumentVersion?) in
-                    for stop in plan.stops where key.sortsAfter(stop) { return (true, nil) }
+                    for stop in stops where key.sortsAfter(stop) { return (true, nil) }
                     guard version.isReplaced else { return (false, version) }
                     return (false, version.document.flatMap { documents[DocumentKey($0.path)] })
                 }

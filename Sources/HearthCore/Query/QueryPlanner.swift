@@ -113,8 +113,8 @@ enum QueryPlanner {
                 var encoded: [UInt8] = []
                 IndexKeyEncoding.encode(v, into: &encoded)
                 let (lo, hi) = op == .greaterThan || op == .greaterThanOrEqual ? (encoded, [bracket.end]) : ([bracket.start], encoded)
-                if low.map({ IndexKey.compareBytes(lo, $0) > 0 }) ?? true { low = lo }
-                if high.map({ IndexKey.compareBytes(hi, $0) < 0 }) ?? true { high = hi }
+                if low.map({ OrderedBytes.compare(lo, $0) > 0 }) ?? true { low = lo }
+                if high.map({ OrderedBytes.compare(hi, $0) < 0 }) ?? true { high = hi }
             }
             if var low, var high {
                 if first.descending {
@@ -129,7 +129,7 @@ enum QueryPlanner {
         // Cursors bound it further.
         if let start = query.startAt {
             let key = prefix + encode(start, order: order, definition: definition)
-            if IndexKey.compareBytes(key, plan.seek) > 0 { plan.seek = key }
+            if OrderedBytes.compare(key, plan.seek) > 0 { plan.seek = key }
         }
         if let end = query.endAt {
             plan.stops.append(prefix + encode(end, order: order, definition: definition))

@@ -12,23 +12,16 @@ import Foundation
 /// directly follows the collection's segments, the keys of one collection's documents are
 /// exactly those starting with `prefix(of:)` — deeper collections never interleave.
 ///
-/// The first 32 encoded bytes are kept inline as four big-endian words and only the rest
-/// in a buffer: a B-tree node holds its keys in one array, so a binary search compares
-/// words already in the node instead of following each probed key to its bytes, and most
-/// keys (`users/<auto-ID>` is 32 bytes) need no buffer at all.
+/// The encoding is an `OrderedBytes`, whose first 32 bytes sit inline in the key: a B-tree
+/// search compares words already in the node.
 public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let path: ResourcePath
-    /// The encoding's bytes 0..<32, big-endian, zero-padded.
-    private let head: (UInt64, UInt64, UInt64, UInt64)
-    /// The encoding's bytes from 32 on (empty for most keys: no allocation).
-    private let tail: [UInt8]
-    /// The encoding's length.
-    private let length: Int32
+    private let encoded: OrderedBytes
     /// How many leading bytes of the encoding are the collection's prefix (`prefix(of:)`).
     private let prefixLength: Int32
 
     var collectionPrefixLength: Int { Int(prefixLength) }
-    var encodedLength: Int { Int(length) }
+    var encodedLength: Int { encoded.count }
 
     /// `path` must be a document path.
     public init(_ path: ResourcePath) {
@@ -49,32 +42,13 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
     private init(path: ResourcePath, encoded: [UInt8], prefixLength: Int) {
         self.path = path
         self.prefixLength = Int32(prefixLength)
-        length = Int32(encoded.count)
-        head = encoded.withUnsafeBufferPointer { b in
-            (bigEndianWord(b, at: 0), bigEndianWord(b, at: 8), bigEndianWord(b, at: 16), bigEndianWord(b, at: 24))
-        }
-        tail = encoded.count > 32 ? Array(encoded[32...]) : []
-    }
-
-    @inline(__always)
-    private func headWord(_ i: Int) -> UInt64 {
-        switch i {
-        case 0: head.0
-        case 1: head.1
-        case 2: head.2
-        default: head.3
-        }
+        self.encoded = OrderedBytes(encoded)
     }
 
     /// Appends the encoding's bytes in `range` to `out`: `..<collectionPrefixLength` is the
     /// collection's part, `collectionPrefixLength..<encodedLength` the ID's.
     func appendBytes(_ range: Range<Int>, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + range.count)
-        if range.lowerBound < 32 {
-            let words = (head.0.bigEndian, head.1.bigEndian, head.2.bigEndian, head.3.bigEndian)
-            withUnsafeBytes(of: words) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[range.lowerBound..<min(range.upperBound, 32)])) }
-        }
-        if range.upperBound > 32 { out.append(contentsOf: tail[(max(range.lowerBound, 32) - 32)..<(range.upperBound - 32)]) }
+        encoded.appendBytes(range, to: &out)
     }
 
     public var collection: ResourcePath { path.parent }
@@ -121,51 +95,11 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Whether this key's bytes begin with `other`'s (a collection's `start(of:)` key
     /// prefixes exactly the keys of its documents).
-    func hasPrefix(_ other: DocumentKey) -> Bool {
-        let n = Int(other.length)
-        guard length >= other.length else { return false }
-        // Whole words of the prefix, then its last partial word (the other's padding is zero).
-        for w in 0..<4 {
-            let bits = min(max(n - 8 * w, 0), 8) * 8
-            if bits == 0 { break }
-            let mask: UInt64 = bits == 64 ? ~0 : ~(~0 >> UInt64(bits))
-            if headWord(w) & mask != other.headWord(w) { return false }
-        }
-        return n <= 32 || tail.starts(with: other.tail)
-    }
+    func hasPrefix(_ other: DocumentKey) -> Bool { encoded.hasPrefix(other.encoded) }
 
-    /// Byte-wise three-way comparison: the inline heads first, the buffers only past them.
-    @inline(__always)
-    private static func compare(_ a: DocumentKey, _ b: DocumentKey) -> Int {
-        if a.head.0 != b.head.0 { return a.head.0 < b.head.0 ? -1 : 1 }
-        if a.head.1 != b.head.1 { return a.head.1 < b.head.1 ? -1 : 1 }
-        if a.head.2 != b.head.2 { return a.head.2 < b.head.2 ? -1 : 1 }
-        if a.head.3 != b.head.3 { return a.head.3 < b.head.3 ? -1 : 1 }
-        // Equal heads: when both keys fit in them, zero padding made the shorter one a
-        // prefix of the longer; otherwise compare the rest.
-        if a.length > 32 && b.length > 32 {
-            let c = a.tail.withUnsafeBufferPointer { pa in
-                b.tail.withUnsafeBufferPointer { pb in
-                    memcmp(pa.baseAddress!, pb.baseAddress!, Int(min(a.length, b.length)) - 32)
-                }
-            }
-            if c != 0 { return c < 0 ? -1 : 1 }
-        }
-        return a.length == b.length ? 0 : (a.length < b.length ? -1 : 1)
-    }
+    public static func < (a: DocumentKey, b: DocumentKey) -> Bool { a.encoded < b.encoded }
 
-    public static func < (a: DocumentKey, b: DocumentKey) -> Bool { compare(a, b) < 0 }
+    public static func == (a: DocumentKey, b: DocumentKey) -> Bool { a.encoded == b.encoded }
 
-    public static func == (a: DocumentKey, b: DocumentKey) -> Bool {
-        a.head == b.head && a.length == b.length && (a.length <= 32 || a.tail == b.tail)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(head.0)
-        hasher.combine(head.1)
-        hasher.combine(head.2)
-        hasher.combine(head.3)
-        hasher.combine(length)
-        if length > 32 { tail.withUnsafeBytes { hasher.combine(bytes: $0) } }
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
 }

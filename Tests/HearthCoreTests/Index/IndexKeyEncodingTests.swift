@@ -38,9 +38,9 @@ import Testing
         for a in Self.samples {
             for b in Self.samples {
                 let expected = Value.compare(a, b)
-                let actual = IndexKey.compareBytes(encoded(a), encoded(b))
+                let actual = OrderedBytes.compare(encoded(a), encoded(b))
                 #expect(actual == expected, "\(a) vs \(b): bytes say \(actual), values say \(expected)")
-                let reversed = IndexKey.compareBytes(encoded(a, descending: true), encoded(b, descending: true))
+                let reversed = OrderedBytes.compare(encoded(a, descending: true), encoded(b, descending: true))
                 #expect(reversed == -expected, "descending \(a) vs \(b)")
             }
         }
@@ -69,7 +69,7 @@ import Testing
         }
         for _ in 0..<4000 {
             let a = values.randomElement(using: &rng)!, b = values.randomElement(using: &rng)!
-            #expect(IndexKey.compareBytes(encoded(a), encoded(b)) == Value.compare(a, b), "\(a) vs \(b)")
+            #expect(OrderedBytes.compare(encoded(a), encoded(b)) == Value.compare(a, b), "\(a) vs \(b)")
         }
     }
 }

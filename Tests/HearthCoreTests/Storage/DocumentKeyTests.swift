@@ -70,7 +70,7 @@ struct DocumentKeyTests {
             #expect(bytes(ka).count == ka.encodedLength)
             for b in Self.paths {
                 let kb = DocumentKey(b)
-                let c = IndexKey.compareBytes(bytes(ka), bytes(kb))
+                let c = OrderedBytes.compare(bytes(ka), bytes(kb))
                 #expect((c < 0) == (ka < kb) && (c == 0) == (ka == kb), "\(a) vs \(b)")
                 let start = DocumentKey.start(of: b.parent)
                 #expect(ka.hasPrefix(start) == (a.parent == b.parent), "\(a) in \(b.parent)")
@@ -83,7 +83,7 @@ struct DocumentKeyTests {
                     ka.appendBytes(ka.collectionPrefixLength..<ka.encodedLength, to: &ida)
                     kb.appendBytes(kb.collectionPrefixLength..<kb.encodedLength, to: &idb)
                     #expect(prefix + ida == bytes(ka))
-                    let c = IndexKey.compareBytes(ida, idb)
+                    let c = OrderedBytes.compare(ida, idb)
                     #expect((c < 0) == (ka < kb) && (c == 0) == (ka == kb), "\(a) vs \(b) by ID")
                 }
             }
