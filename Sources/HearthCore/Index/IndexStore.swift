@@ -6,7 +6,8 @@
 /// A commit that leaves an index's fields alone leaves its entries alone too, so an entry
 /// may name a version that a later one has since replaced (`DocumentVersion.isReplaced`):
 /// a scan reads an entry's version directly unless it was replaced, and only then looks the
-/// document up.
+/// document up. Such an entry keeps its replaced version (and that version's history) alive
+/// until a commit changes the index's fields or deletes the document.
 ///
 /// An index is materialised the first time a query needs it (one pass over the collection
 /// group) and from then on maintained incrementally by every commit, so collections that
