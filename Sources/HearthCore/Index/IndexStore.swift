@@ -1,5 +1,6 @@
 /// The indexes a database state has materialised: for each index definition, a persistent
-/// sorted set of entry keys (`[collection path] + field encodings + document path`) mapping
+/// sorted set of entry keys (`[collection path] + field encodings + document name`: the
+/// document's ID in a collection-scope index, its full path in a collection-group one) mapping
 /// to the version of the document they were made from. Part of `DatabaseState`, so it is
 /// shared, snapshotted and restored with the documents in O(1).
 ///
