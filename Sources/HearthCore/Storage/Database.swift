@@ -132,7 +132,9 @@ public final class Database: Sendable {
     /// A document touched by a commit: its stored version and the working copy.
     private struct Touched {
         let key: DocumentKey
-        let original: Document?
+        /// The stored version the commit found (nil: the key was never written).
+        let head: DocumentVersion?
+        var original: Document? { head?.document }
         var current: Document?
         var deletedInCommit = false
         /// Some write other than a verify targets it (what authorization looks at).
@@ -142,8 +144,7 @@ public final class Database: Sendable {
         /// The field paths the commit's writes can have changed; nil once a write replaced
         /// or deleted the whole document. Fields outside them are the original's.
         var changedPaths: [FieldPath]? = []
-        /// The stored version's fields size, and the final document's once measured.
-        let originalSize: Int
+        /// The final document's fields size, once measured.
         var fieldsSize: Int?
     }
 
@@ -161,7 +162,7 @@ public final class Database: Sendable {
         func slot(_ key: DocumentKey) -> Int {
             if let found = index.map({ $0[key] }) ?? touched.firstIndex(where: { $0.key == key }) { return found }
             let head = state.documents[key]
-            touched.append(Touched(key: key, original: head?.document, current: head?.document, originalSize: head?.fieldsSize ?? 0))
+            touched.append(Touched(key: key, head: head, current: head?.document))
             index?[key] = touched.count - 1
             return touched.count - 1
         }
@@ -198,17 +199,17 @@ public final class Database: Sendable {
             } else {
                 touched[i].fieldsSize = try DocumentLimits.validate(
                     path: doc.path, fields: doc.fields, database: database,
-                    changing: touched[i].original.map { ($0.fields, touched[i].originalSize) }, within: touched[i].changedPaths)
+                    changing: touched[i].head.flatMap { h in h.document.map { ($0.fields, h.fieldsSize) } }, within: touched[i].changedPaths)
             }
         }
         if let authorize {
             try authorize(state, commitTime, touched.filter(\.written).map { ($0.key.path, $0.current) })
         }
+        // Nothing changed the tree since `slot` read each head: install over it.
         for t in touched where !t.unchanged {
-            let head = state.documents[t.key]
-            head?.document?.memo?.clear()
-            head?.markReplaced()
-            let version = DocumentVersion(document: t.current, since: commitTime, older: head?.pruned(before: horizon), fieldsSize: t.fieldsSize)
+            t.head?.document?.memo?.clear()
+            t.head?.markReplaced()
+            let version = DocumentVersion(document: t.current, since: commitTime, older: t.head?.pruned(before: horizon), fieldsSize: t.fieldsSize)
             state.documents.updateValue(version, forKey: t.key)
             state.indexes.update(t.key, from: t.original, to: version, changedPaths: t.changedPaths)
             changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))
