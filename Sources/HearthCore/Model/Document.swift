@@ -58,9 +58,7 @@ public final class DocumentMemo: Sendable {
         return fields
     }
 
-    /// Drops the memoised value (when a newer version supersedes the document: reads of an
-    /// older version are rare, and its bridged form would otherwise stay for the hour the
-    /// version is retained).
+    /// Drops the memoised value (`DocumentVersion.markReplaced`).
     func clear() {
         slot.withLock { $0 = nil }
     }

@@ -207,7 +207,6 @@ public final class Database: Sendable {
         }
         // Nothing changed the tree since `slot` read each head: install over it.
         for t in touched where !t.unchanged {
-            t.head?.document?.memo?.clear()
             t.head?.markReplaced()
             let version = DocumentVersion(document: t.current, since: commitTime, older: t.head?.pruned(before: horizon), fieldsSize: t.fieldsSize)
             state.documents.updateValue(version, forKey: t.key)

@@ -27,8 +27,13 @@ public final class DocumentVersion: Sendable {
 
     var isReplaced: Bool { replaced.load(ordering: .acquiring) }
 
-    /// Called by the commit that replaces this version as the document's head.
-    func markReplaced() { replaced.store(true, ordering: .releasing) }
+    /// Called by the commit that replaces this version as the document's head. Its bridged
+    /// fields go too: reads of an older version are rare, and the memo would otherwise stay
+    /// for the hour the version is retained.
+    func markReplaced() {
+        document?.memo?.clear()
+        replaced.store(true, ordering: .releasing)
+    }
 
     /// `fieldsSize`, when the caller has measured it, saves measuring the document again.
     public init(document: Document?, since: Timestamp, older: DocumentVersion?, fieldsSize: Int? = nil) {
