@@ -36,7 +36,11 @@ public enum DocumentLimits {
 
     /// Document size = name size + Σ fields + 32.
     public static func documentSize(path: ResourcePath, fields: MapValue) -> Int {
-        nameSize(path) + fieldsSize(fields) + 32
+        documentSize(path: path, fieldsSize: fieldsSize(fields))
+    }
+
+    static func documentSize(path: ResourcePath, fieldsSize: Int) -> Int {
+        nameSize(path) + fieldsSize + 32
     }
 
     /// Rejects a document that production would refuse to store (over 1 MiB, or nested
@@ -70,7 +74,7 @@ public enum DocumentLimits {
             size = 0
             for entry in fields.entries { size += measureChanged(entry) }
         }
-        let total = nameSize(path) + size + 32
+        let total = documentSize(path: path, fieldsSize: size)
         if total > maxDocumentSize {
             throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(total)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
         }
