@@ -37,26 +37,33 @@ public final class SnapshotMetadata: @unchecked Sendable, Hashable, CustomString
 /// A document's contents at one point in time (or its absence).
 public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConvertible {
     let firestore: Firestore
-    /// The document's path, also when it does not exist.
-    let path: ResourcePath
     public let metadata: SnapshotMetadata
     /// The engine document; nil when the document does not exist.
     let document: HearthCore.Document?
+    /// The path when there is no document to hold it (a query result's snapshot is made
+    /// without touching its document's path).
+    private let absentPath: ResourcePath?
 
     init(firestore: Firestore, path: ResourcePath, document: HearthCore.Document?, metadata: SnapshotMetadata) {
         self.firestore = firestore
-        self.path = path
+        self.absentPath = document == nil ? path : nil
         self.document = document
         self.metadata = metadata
     }
+
+    /// The document's path, also when it does not exist.
+    var path: ResourcePath { document?.path ?? absentPath.unsafelyUnwrapped }
 
     convenience init(reference: DocumentReference, document: HearthCore.Document?, metadata: SnapshotMetadata) {
         self.init(firestore: reference.firestore, path: reference.key, document: document, metadata: metadata)
     }
 
     /// A query result: its path is the document's.
-    convenience init(firestore: Firestore, document: HearthCore.Document, metadata: SnapshotMetadata) {
-        self.init(firestore: firestore, path: document.path, document: document, metadata: metadata)
+    init(firestore: Firestore, document: HearthCore.Document, metadata: SnapshotMetadata) {
+        self.firestore = firestore
+        self.absentPath = nil
+        self.document = document
+        self.metadata = metadata
     }
 
     /// The document's reference: a new one on each call, as the SDK's (a query result's

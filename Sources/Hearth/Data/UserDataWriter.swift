@@ -36,8 +36,7 @@ struct UserDataWriter {
     /// The document's fields, converted once per stored version and `Firestore` instance
     /// (dictionaries are values, so every caller still gets its own copy on mutation).
     func memoizedFields(_ document: Document) -> [String: Any] {
-        guard let memo = document.memo else { return fields(document.fields) }
-        return memo.fields(for: firestore) { fields(document.fields) }
+        document.memoizedFields(for: firestore) { fields(document.fields) }
     }
 
     func fields(_ m: MapValue) -> [String: Any] {

@@ -1,20 +1,40 @@
 import Synchronization
 
 /// A stored document: its path, fields and the commit times that created and last changed it.
+///
+/// A value backed by one shared object, so copying a document — out of the store into a
+/// query result or a snapshot — retains one reference instead of one per part (each a cache
+/// miss when a query touches many documents); changing a copy copies its parts first.
 public struct Document: Sendable, Hashable {
-    public var path: ResourcePath
-    /// Changing the fields of a copy detaches it from the stored version's memo.
-    public var fields: MapValue { didSet { memo = nil } }
-    public var createTime: Timestamp
-    public var updateTime: Timestamp
-    /// Set on documents the database stores: see `DocumentMemo`. Not part of equality.
-    public internal(set) var memo: DocumentMemo?
+    private var storage: Storage
 
     public init(path: ResourcePath, fields: MapValue, createTime: Timestamp, updateTime: Timestamp) {
-        self.path = path
-        self.fields = fields
-        self.createTime = createTime
-        self.updateTime = updateTime
+        storage = Storage(path: path, fields: fields, createTime: createTime, updateTime: updateTime)
+    }
+
+    public var path: ResourcePath {
+        get { storage.path }
+        _modify { makeUnique(); yield &storage.path }
+    }
+
+    /// Changing the fields detaches the document from the memo of the copy it came from.
+    public var fields: MapValue {
+        get { storage.fields }
+        _modify {
+            makeUnique()
+            storage.clearMemo()
+            yield &storage.fields
+        }
+    }
+
+    public var createTime: Timestamp {
+        get { storage.createTime }
+        _modify { makeUnique(); yield &storage.createTime }
+    }
+
+    public var updateTime: Timestamp {
+        get { storage.updateTime }
+        _modify { makeUnique(); yield &storage.updateTime }
     }
 
     public var id: String { path.lastSegment }
@@ -22,7 +42,8 @@ public struct Document: Sendable, Hashable {
     public func value(at field: FieldPath) -> Value? { fields.value(at: field) }
 
     public static func == (a: Document, b: Document) -> Bool {
-        a.path == b.path && a.fields == b.fields && a.createTime == b.createTime && a.updateTime == b.updateTime
+        a.storage === b.storage
+            || (a.path == b.path && a.fields == b.fields && a.createTime == b.createTime && a.updateTime == b.updateTime)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -30,36 +51,57 @@ public struct Document: Sendable, Hashable {
         hasher.combine(fields)
         hasher.combine(updateTime)
     }
-}
 
-/// A slot in which the Swift API keeps the bridged `[String: Any]` of one stored document
-/// version, so reading an unchanged document again does not convert it again. The value is
-/// tagged with its owner (a `Firestore` instance: bridged references belong to it) and
-/// replaced when another owner asks.
-public final class DocumentMemo: Sendable {
-    private struct Entry: @unchecked Sendable {
-        let owner: ObjectIdentifier
-        let fields: [String: Any]
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = Storage(path: storage.path, fields: storage.fields, createTime: storage.createTime, updateTime: storage.updateTime)
+        }
     }
 
-    private let slot = Mutex<Entry?>(nil)
+    // MARK: The memo
 
-    public init() {}
-
-    /// The fields memoised for `owner`, made by `make` the first time.
-    public func fields(for owner: AnyObject, make: () -> [String: Any]) -> [String: Any] {
+    /// The value the Swift API derives from these fields for `owner` — a `Firestore`
+    /// instance's bridged `[String: Any]` — made by `make` the first time and kept with the
+    /// document, so reading an unchanged stored document again does not convert it again.
+    /// Another owner's request replaces it (bridged references belong to their instance).
+    public func memoizedFields(for owner: AnyObject, make: () -> [String: Any]) -> [String: Any] {
         let id = ObjectIdentifier(owner)
-        let hit = slot.withLock { (entry: inout Entry?) -> [String: Any]? in
+        let hit = storage.memo.withLock { (entry: inout Memo?) -> [String: Any]? in
             entry?.owner == id ? entry.unsafelyUnwrapped.fields : nil
         }
         if let hit { return hit }
         let fields = make()
-        slot.withLock { $0 = Entry(owner: id, fields: fields) }
+        storage.memo.withLock { $0 = Memo(owner: id, fields: fields) }
         return fields
     }
 
-    /// Drops the memoised value (`DocumentVersion.markReplaced`).
-    func clear() {
-        slot.withLock { $0 = nil }
+    /// Drops the memoised value (`DocumentVersion.markReplaced`: reads of a replaced version
+    /// are rare, and it may be retained for an hour).
+    func clearMemo() { storage.clearMemo() }
+
+    private struct Memo: @unchecked Sendable {
+        let owner: ObjectIdentifier
+        let fields: [String: Any]
+    }
+
+    /// The shared parts. Mutated only through a uniquely referenced `Document` (copy on
+    /// write), so no two threads see a change; the memo has its own lock.
+    private final class Storage: @unchecked Sendable {
+        // The memo first, beside the reference count: `data()` of a query result touches
+        // only these.
+        let memo = Mutex<Memo?>(nil)
+        var path: ResourcePath
+        var fields: MapValue
+        var createTime: Timestamp
+        var updateTime: Timestamp
+
+        init(path: ResourcePath, fields: MapValue, createTime: Timestamp, updateTime: Timestamp) {
+            self.path = path
+            self.fields = fields
+            self.createTime = createTime
+            self.updateTime = updateTime
+        }
+
+        func clearMemo() { memo.withLock { $0 = nil } }
     }
 }

@@ -82,13 +82,13 @@ struct QueryExecutor {
             scanning: while true {
                 // The entry is read in place: past a stop, or the document's current version
                 // (the entry's own unless a later commit replaced it).
-                let entry = it.withNext { (key, version) -> (stop: Bool, version: DocumentVersion?) in
+                let entry = it.withNext { (key, version) -> (stop: Bool, document: Document?) in
                     for stop in stops where key.sortsAfter(stop) { return (true, nil) }
-                    guard version.isReplaced else { return (false, version) }
-                    return (false, version.document.flatMap { documents[DocumentKey($0.path)] })
+                    guard version.isReplaced else { return (false, version.document) }
+                    return (false, version.document.flatMap { documents[DocumentKey($0.path)]?.document })
                 }
                 guard let entry, !entry.stop else { break }
-                guard let doc = entry.version?.document else { continue }
+                guard let doc = entry.document else { continue }
                 switch accepts(doc, scopeAndOrderSettled: settled, filterSettled: plan.filterSettled) {
                 case .match:
                     out.append(doc)

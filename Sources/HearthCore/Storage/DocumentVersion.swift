@@ -8,6 +8,13 @@ import Synchronization
 /// the one exception is `isReplaced`, which only ever turns true.
 public final class DocumentVersion: Sendable {
     public let document: Document?
+    /// Set when a commit installs a newer version (or a deletion) over this one in some
+    /// database state. Index entries name the version they were made from: while this is
+    /// false, that version is still the document's head in every state holding the entry
+    /// (forks and restored snapshots included: a replacement in any of them sets it), so an
+    /// index scan reads it without looking the document up. (Declared beside `document`:
+    /// the scan reads both, and they share a cache line.)
+    private let replaced = Atomic<Bool>(false)
     /// The commit time from which this version is current.
     public let since: Timestamp
     public let older: DocumentVersion?
@@ -18,12 +25,6 @@ public final class DocumentVersion: Sendable {
     /// Σ sizes of the document's fields (semantics §15; 0 when missing), kept so a commit
     /// that changes a few fields checks the size limit without measuring the rest again.
     let fieldsSize: Int
-    /// Set when a commit installs a newer version (or a deletion) over this one in some
-    /// database state. Index entries name the version they were made from: while this is
-    /// false, that version is still the document's head in every state holding the entry
-    /// (forks and restored snapshots included: a replacement in any of them sets it), so an
-    /// index scan reads it without looking the document up.
-    private let replaced = Atomic<Bool>(false)
 
     var isReplaced: Bool { replaced.load(ordering: .acquiring) }
 
@@ -31,14 +32,12 @@ public final class DocumentVersion: Sendable {
     /// fields go too: reads of an older version are rare, and the memo would otherwise stay
     /// for the hour the version is retained.
     func markReplaced() {
-        document?.memo?.clear()
+        document?.clearMemo()
         replaced.store(true, ordering: .releasing)
     }
 
     /// `fieldsSize`, when the caller has measured it, saves measuring the document again.
     public init(document: Document?, since: Timestamp, older: DocumentVersion?, fieldsSize: Int? = nil) {
-        var document = document
-        if document != nil && document?.memo == nil { document?.memo = DocumentMemo() }
         self.document = document
         self.since = since
         self.fieldsSize = fieldsSize ?? document.map { DocumentLimits.fieldsSize($0.fields) } ?? 0
