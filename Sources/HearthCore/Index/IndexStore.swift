@@ -33,10 +33,12 @@ struct IndexStore: Sendable {
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
         guard entries(definition) == nil else { return }
         var elements: [(key: IndexKey, value: DocumentVersion)] = []
+        // Where each indexed field was in the previous document (most share one shape).
+        var hints = [Int](repeating: 0, count: definition.fields.count)
         for (key, version) in documents {
             // The group first: reading a document of another group would touch it for nothing.
             guard utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup), let doc = version.document else { continue }
-            for entry in Self.entryKeys(for: doc, key: key, in: definition) { elements.append((entry, version)) }
+            for entry in Self.entryKeys(for: doc, key: key, in: definition, hints: &hints) { elements.append((entry, version)) }
         }
         // Entry keys are unique (each ends with its document's name): sort, then build.
         elements.sort { $0.key < $1.key }
@@ -73,12 +75,20 @@ struct IndexStore: Sendable {
     /// The entry keys of `document` in `definition`: none when it lacks an indexed field
     /// (or a CONTAINS field is not an array), one per distinct element for a CONTAINS field.
     static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition) -> [IndexKey] {
+        var noHints: [Int] = []
+        return entryKeys(for: document, key: key, in: definition, hints: &noHints)
+    }
+
+    /// `hints`, when not empty, hold one position per indexed field to start its lookup at
+    /// (`MapValue.value(at:hint:)`): for a pass over many documents.
+    static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition, hints: inout [Int]) -> [IndexKey] {
         var prefix: [UInt8] = []
         prefix.reserveCapacity(key.encodedLength * 2 + 16)
         if definition.scope == .collection { key.appendBytes(0..<key.collectionPrefixLength, to: &prefix) }
         var elements: [[UInt8]]? = nil
-        for field in definition.fields {
-            guard let value = document.fields.value(at: field.path) else { return [] }
+        for (position, field) in definition.fields.enumerated() {
+            let found = hints.isEmpty ? document.fields.value(at: field.path) : document.fields.value(at: field.path, hint: &hints[position])
+            guard let value = found else { return [] }
             switch field.kind {
             case .ascending, .descending:
                 if elements == nil {

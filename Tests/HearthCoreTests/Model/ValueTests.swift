@@ -112,6 +112,32 @@ struct MapValueTests {
         }
     }
 
+    @Test("a hinted lookup finds what value(at:) finds, whatever the hint, and leaves it where the field was")
+    func hintedLookup() {
+        var rng = SystemRandomNumberGenerator()
+        let paths = (Self.names + ["x.y", "x.nope", "category.deeper"]).map { name in
+            name.contains(".") ? testFieldPath(name) : FieldPath([name])
+        }
+        for round in 0..<200 {
+            let pairs: [(String, Value)] = (0..<Int.random(in: 0...12, using: &rng)).map { i in
+                (Self.names.randomElement(using: &rng)!, .integer(Int64(round * 100 + i)))
+            } + [("x", testMap(["y": .string("nested")]))]
+            let m = MapValue(pairs)
+            for path in paths {
+                for start in [-1, 0, 3, m.count - 1, m.count, 99] {
+                    var hint = start
+                    let found = m.value(at: path, hint: &hint)
+                    #expect(found == m.value(at: path), "\(path) from \(start) in \(m)")
+                    if found != nil {
+                        #expect(utf8Equal(m.entries[hint].key, path.segments[0]))
+                    } else if m[path.segments[0]] == nil {
+                        #expect(hint == start)  // not found: left alone
+                    }
+                }
+            }
+        }
+    }
+
     @Test("distinct names under canonical equivalence stay two fields")
     func canonicalEquivalentNames() {
         let m = MapValue(unsortedEntries: [("e\u{301}", .integer(1)), ("é", .integer(2)), ("e\u{301}", .integer(3))])
