@@ -1,20 +1,20 @@
 /// The indexes a database state has materialised: for each index definition, a persistent
 /// sorted set of entry keys (`[collection path] + field encodings + document name`: the
 /// document's ID in a collection-scope index, its full path in a collection-group one) mapping
-/// to the version of the document they were made from. Part of `DatabaseState`, so it is
-/// shared, snapshotted and restored with the documents in O(1).
+/// to the stored document they were made from. Part of `DatabaseState`, so it is shared,
+/// snapshotted and restored with the documents in O(1).
 ///
 /// A commit that leaves an index's fields alone leaves its entries alone too, so an entry
-/// may name a version that a later one has since replaced (`DocumentVersion.isReplaced`):
-/// a scan reads an entry's version directly unless it was replaced, and only then looks the
-/// document up. Such an entry keeps its replaced version (and that version's history) alive
-/// until a commit changes the index's fields or deletes the document.
+/// may hold a document that a later version has since replaced (`Document.isReplaced`): a
+/// scan returns an entry's document directly unless it was replaced, and only then looks
+/// the path up. Such an entry keeps its replaced document alive until a commit changes the
+/// index's fields or deletes the document.
 ///
 /// An index is materialised the first time a query needs it (one pass over the collection
 /// group) and from then on maintained incrementally by every commit, so collections that
 /// are never queried on a field pay nothing for it.
 struct IndexStore: Sendable {
-    typealias Entries = PersistentSortedMap<IndexKey, DocumentVersion>
+    typealias Entries = PersistentSortedMap<IndexKey, Document>
 
     /// The materialised indexes, in order of materialisation; `byGroup` lists the positions
     /// of those of each collection ID, so a commit reaches its indexes without hashing
@@ -32,13 +32,13 @@ struct IndexStore: Sendable {
     /// Builds `definition` from every document of its collection group in `documents`.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
         guard entries(definition) == nil else { return }
-        var elements: [(key: IndexKey, value: DocumentVersion)] = []
+        var elements: [(key: IndexKey, value: Document)] = []
         // Where each indexed field was in the previous document (most share one shape).
         var hints = [Int](repeating: 0, count: definition.fields.count)
         for (key, version) in documents {
             // The group first: reading a document of another group would touch it for nothing.
             guard utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup), let doc = version.document else { continue }
-            for entry in Self.entryKeys(for: doc, key: key, in: definition, hints: &hints) { elements.append((entry, version)) }
+            for entry in Self.entryKeys(for: doc, key: key, in: definition, hints: &hints) { elements.append((entry, doc)) }
         }
         // Entry keys are unique (each ends with its document's name): sort, then build.
         elements.sort { $0.key < $1.key }
@@ -47,12 +47,11 @@ struct IndexStore: Sendable {
     }
 
     /// Keeps every materialised index of the document's collection group in step with one
-    /// document change, from `before` to the document of `version` (the new head; its
-    /// document is nil for a deletion). `changedPaths`, when known, are the only fields that
-    /// can differ between the two: an index on none of them is left alone unexamined.
-    mutating func update(_ key: DocumentKey, from before: Document?, to version: DocumentVersion, changedPaths: [FieldPath]? = nil) {
+    /// document change, from `before` to `after` (the new head; nil for a deletion).
+    /// `changedPaths`, when known, are the only fields that can differ between the two: an
+    /// index on none of them is left alone unexamined.
+    mutating func update(_ key: DocumentKey, from before: Document?, to after: Document?, changedPaths: [FieldPath]? = nil) {
         guard !byGroup.isEmpty, let group = byGroup[key.path.segments[key.path.count - 2]] else { return }
-        let after = version.document
         let changedInPlace = before != nil && after != nil
         for position in group {
             let definition = materialized[position].definition
@@ -68,7 +67,7 @@ struct IndexStore: Sendable {
             let new = after.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
             if old == new { continue }
             for entry in old where !new.contains(entry) { materialized[position].entries.removeValue(forKey: entry) }
-            for entry in new where !old.contains(entry) { materialized[position].entries.updateValue(version, forKey: entry) }
+            for entry in new where !old.contains(entry) { materialized[position].entries.updateValue(after!, forKey: entry) }
         }
     }
 

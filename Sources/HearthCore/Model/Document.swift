@@ -75,9 +75,25 @@ public struct Document: Sendable, Hashable {
         return fields
     }
 
-    /// Drops the memoised value (`DocumentVersion.markReplaced`: reads of a replaced version
-    /// are rare, and it may be retained for an hour).
+    /// Drops the memoised value.
     func clearMemo() { storage.clearMemo() }
+
+    // MARK: Replacement
+
+    /// Whether a commit has replaced this stored document as its path's head (by a newer
+    /// version or a deletion) in some database state. Index entries hold the document they
+    /// were made from: while this is false, it is still the head in every state holding the
+    /// entry (forks and restored snapshots included: a replacement in any of them sets it),
+    /// so an index scan returns it without looking the path up. Shared by the copies of
+    /// this value; a changed copy is another document and starts unreplaced.
+    var isReplaced: Bool { storage.replaced.load(ordering: .acquiring) }
+
+    /// Called by the commit that replaces this document as its path's head. Its memo goes
+    /// too: reads of a replaced version are rare, and it may be retained for an hour.
+    func markReplaced() {
+        storage.clearMemo()
+        storage.replaced.store(true, ordering: .releasing)
+    }
 
     private struct Memo: @unchecked Sendable {
         let owner: ObjectIdentifier
@@ -87,8 +103,8 @@ public struct Document: Sendable, Hashable {
     /// The shared parts. Mutated only through a uniquely referenced `Document` (copy on
     /// write), so no two threads see a change; the memo has its own lock.
     private final class Storage: @unchecked Sendable {
-        // The memo first, beside the reference count: `data()` of a query result touches
-        // only these.
+        // Beside the reference count: an index scan reads `replaced`, `data()` the memo.
+        let replaced = Atomic<Bool>(false)
         let memo = Mutex<Memo?>(nil)
         var path: ResourcePath
         var fields: MapValue

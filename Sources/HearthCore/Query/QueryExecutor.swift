@@ -82,10 +82,10 @@ struct QueryExecutor {
             scanning: while true {
                 // The entry is read in place: past a stop, or the document's current version
                 // (the entry's own unless a later commit replaced it).
-                let entry = it.withNext { (key, version) -> (stop: Bool, document: Document?) in
+                let entry = it.withNext { (key, document) -> (stop: Bool, document: Document?) in
                     for stop in stops where key.sortsAfter(stop) { return (true, nil) }
-                    guard version.isReplaced else { return (false, version.document) }
-                    return (false, version.document.flatMap { documents[DocumentKey($0.path)]?.document })
+                    guard document.isReplaced else { return (false, document) }
+                    return (false, documents[DocumentKey(document.path)]?.document)
                 }
                 guard let entry, !entry.stop else { break }
                 guard let doc = entry.document else { continue }

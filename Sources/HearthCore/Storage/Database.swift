@@ -207,10 +207,10 @@ public final class Database: Sendable {
         }
         // Nothing changed the tree since `slot` read each head: install over it.
         for t in touched where !t.unchanged {
-            t.head?.markReplaced()
+            t.original?.markReplaced()
             let version = DocumentVersion(document: t.current, since: commitTime, older: t.head?.pruned(before: horizon), fieldsSize: t.fieldsSize)
             state.documents.updateValue(version, forKey: t.key)
-            state.indexes.update(t.key, from: t.original, to: version, changedPaths: t.changedPaths)
+            state.indexes.update(t.key, from: t.original, to: t.current, changedPaths: t.changedPaths)
             changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))
             if t.original == nil { state.documentCount += 1 }
             if t.current == nil {

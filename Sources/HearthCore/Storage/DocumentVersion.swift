@@ -1,20 +1,10 @@
-import Synchronization
-
 /// One version of a document in its history chain, newest first. The chain keeps every
 /// version a read at a retained read time can need (production keeps one hour); a version
 /// whose `document` is nil records that the document was missing from `since` on.
 ///
-/// Nodes are immutable once built, so versions are shared freely between database states;
-/// the one exception is `isReplaced`, which only ever turns true.
+/// Nodes are immutable once built, so versions are shared freely between database states.
 public final class DocumentVersion: Sendable {
     public let document: Document?
-    /// Set when a commit installs a newer version (or a deletion) over this one in some
-    /// database state. Index entries name the version they were made from: while this is
-    /// false, that version is still the document's head in every state holding the entry
-    /// (forks and restored snapshots included: a replacement in any of them sets it), so an
-    /// index scan reads it without looking the document up. (Declared beside `document`:
-    /// the scan reads both, and they share a cache line.)
-    private let replaced = Atomic<Bool>(false)
     /// The commit time from which this version is current.
     public let since: Timestamp
     public let older: DocumentVersion?
@@ -25,16 +15,6 @@ public final class DocumentVersion: Sendable {
     /// Σ sizes of the document's fields (semantics §15; 0 when missing), kept so a commit
     /// that changes a few fields checks the size limit without measuring the rest again.
     let fieldsSize: Int
-
-    var isReplaced: Bool { replaced.load(ordering: .acquiring) }
-
-    /// Called by the commit that replaces this version as the document's head. Its bridged
-    /// fields go too: reads of an older version are rare, and the memo would otherwise stay
-    /// for the hour the version is retained.
-    func markReplaced() {
-        document?.clearMemo()
-        replaced.store(true, ordering: .releasing)
-    }
 
     /// `fieldsSize`, when the caller has measured it, saves measuring the document again.
     public init(document: Document?, since: Timestamp, older: DocumentVersion?, fieldsSize: Int? = nil) {
