@@ -76,44 +76,53 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
         var capacities = [maxKeys]
         while capacities.last! < elements.count { capacities.append((maxKeys + 1) * capacities.last! + maxKeys) }
         count = elements.count
-        // The nodes take the elements in ascending order from the end of the reversed array:
-        // removeLast moves each one out, so no key or value is copied (and retained) again.
+        // The nodes take the elements from the end of the array, right to left, each filling
+        // its arrays from the back: removeLast moves every element into place, so no key or
+        // value is copied (and retained) again.
         var remaining = elements
-        remaining.reverse()
         root = Self.build(&remaining, count: count, height: capacities.count - 1, capacities: capacities)
     }
 
-    /// A subtree of exactly `height` levels below its root holding the next `count` of
-    /// `elements` (taken from its end); children get equal shares, so every node stays at
-    /// least half full.
+    /// A subtree of exactly `height` levels below its root holding the last `count` of
+    /// `elements` (removed from its end); children get equal shares, the earlier ones one
+    /// more when they cannot be equal, so every node stays at least half full.
     private static func build(_ elements: inout [(key: Key, value: Value)], count: Int, height: Int, capacities: [Int]) -> Node {
-        var keys: [Key] = [], values: [Value] = []
         if height == 0 {
-            keys.reserveCapacity(count)
-            values.reserveCapacity(count)
-            for _ in 0..<count {
-                let (key, value) = elements.removeLast()
-                keys.append(key)
-                values.append(value)
+            var values: [Value] = []
+            let keys = [Key](unsafeUninitializedCapacity: count) { keyBuffer, keysInitialized in
+                values = [Value](unsafeUninitializedCapacity: count) { valueBuffer, valuesInitialized in
+                    for i in stride(from: count - 1, through: 0, by: -1) {
+                        let (key, value) = elements.removeLast()
+                        keyBuffer.initializeElement(at: i, to: key)
+                        valueBuffer.initializeElement(at: i, to: value)
+                    }
+                    valuesInitialized = count
+                }
+                keysInitialized = count
             }
             return Node(keys: keys, values: values, children: [])
         }
         let childCount = (count + 1 + capacities[height - 1]) / (capacities[height - 1] + 1)
         let perChild = (count - (childCount - 1)) / childCount
-        var extra = (count - (childCount - 1)) % childCount
-        var children: [Node] = []
-        keys.reserveCapacity(childCount - 1)
-        values.reserveCapacity(childCount - 1)
-        children.reserveCapacity(childCount)
-        for c in 0..<childCount {
-            let size = perChild + (extra > 0 ? 1 : 0)
-            if extra > 0 { extra -= 1 }
-            children.append(build(&elements, count: size, height: height - 1, capacities: capacities))
-            if c < childCount - 1 {
-                let (key, value) = elements.removeLast()
-                keys.append(key)
-                values.append(value)
+        let extra = (count - (childCount - 1)) % childCount
+        var keys: [Key] = [], values: [Value] = []
+        let children = [Node](unsafeUninitializedCapacity: childCount) { childBuffer, childrenInitialized in
+            keys = [Key](unsafeUninitializedCapacity: childCount - 1) { keyBuffer, keysInitialized in
+                values = [Value](unsafeUninitializedCapacity: childCount - 1) { valueBuffer, valuesInitialized in
+                    for c in stride(from: childCount - 1, through: 0, by: -1) {
+                        let size = perChild + (c < extra ? 1 : 0)
+                        childBuffer.initializeElement(at: c, to: build(&elements, count: size, height: height - 1, capacities: capacities))
+                        if c > 0 {
+                            let (key, value) = elements.removeLast()
+                            keyBuffer.initializeElement(at: c - 1, to: key)
+                            valueBuffer.initializeElement(at: c - 1, to: value)
+                        }
+                    }
+                    valuesInitialized = childCount - 1
+                }
+                keysInitialized = childCount - 1
             }
+            childrenInitialized = childCount
         }
         return Node(keys: keys, values: values, children: children)
     }
