@@ -85,7 +85,9 @@ public struct Document: Sendable, Hashable {
     /// were made from: while this is false, it is still the head in every state holding the
     /// entry (forks and restored snapshots included: a replacement in any of them sets it),
     /// so an index scan returns it without looking the path up. Shared by the copies of
-    /// this value; a changed copy is another document and starts unreplaced.
+    /// this value; changing a copy that others still hold makes a new, unreplaced document
+    /// (a change made in place, to a copy no one else holds, keeps the flag: at worst a scan
+    /// looks the path up).
     var isReplaced: Bool { storage.replaced.load(ordering: .acquiring) }
 
     /// Called by the commit that replaces this document as its path's head. Its memo goes
