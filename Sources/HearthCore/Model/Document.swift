@@ -103,15 +103,17 @@ public struct Document: Sendable, Hashable {
     }
 
     /// The shared parts. Mutated only through a uniquely referenced `Document` (copy on
-    /// write), so no two threads see a change; the memo has its own lock.
+    /// write), so no two threads see a change and no two accesses overlap: the parts skip
+    /// the runtime's exclusivity bookkeeping (a call on every read of a class property
+    /// otherwise). The memo has its own lock.
     private final class Storage: @unchecked Sendable {
         // Beside the reference count: an index scan reads `replaced`, `data()` the memo.
         let replaced = Atomic<Bool>(false)
         let memo = Mutex<Memo?>(nil)
-        var path: ResourcePath
-        var fields: MapValue
-        var createTime: Timestamp
-        var updateTime: Timestamp
+        @exclusivity(unchecked) var path: ResourcePath
+        @exclusivity(unchecked) var fields: MapValue
+        @exclusivity(unchecked) var createTime: Timestamp
+        @exclusivity(unchecked) var updateTime: Timestamp
 
         init(path: ResourcePath, fields: MapValue, createTime: Timestamp, updateTime: Timestamp) {
             self.path = path
