@@ -1,5 +1,8 @@
 // hearth-bench: the shared benchmark workload (../shared/bench/WORKLOAD.md) run against
 // Hearth's embedded API. Build in release: `swift run -c release hearth-bench [--n N] [--json]`.
+// `--repeat K` also runs each query workload K more times in the same process, with its
+// index in place and with it dropped again each time: steadier than whole runs for
+// comparing changes on a noisy machine.
 import FirebaseFirestore
 import Foundation
 
@@ -38,7 +41,7 @@ func check(_ name: String, _ actual: Int, _ expected: Int) {
     }
 }
 
-func run(n: Int, seed: UInt64) async throws -> [Measurement] {
+func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
     let workload = Workload(n: n, seed: seed)
     // The composite index g_combo needs, declared as an app would in firestore.indexes.json.
     let indexes = try IndexConfiguration(json: Data(#"{"indexes": [{"collectionGroup": "bench", "queryScope": "COLLECTION", "fields": [{"fieldPath": "category", "order": "ASCENDING"}, {"fieldPath": "score", "order": "ASCENDING"}]}]}"#.utf8))
@@ -111,6 +114,7 @@ func run(n: Int, seed: UInt64) async throws -> [Measurement] {
 
     // The first run of each query workload includes building the automatic index it
     // needs (Hearth materialises an index on first use, then maintains it on every commit).
+    let beforeQueries = db.snapshot()
     let c = try await eqWorkload()
     results.append(Measurement(workload: "c_eq", n: n, ops: 200, seconds: c.seconds, extra: ["results": String(c.count)]))
     let d = try await rangeWorkload()
@@ -148,6 +152,30 @@ func run(n: Int, seed: UInt64) async throws -> [Measurement] {
     results.append(Measurement(workload: "d_range_warm", n: n, ops: 200, seconds: dw.seconds, extra: ["count": String(dw.count), "sum": String(dw.sum)]))
     let gw = try await comboWorkload()
     results.append(Measurement(workload: "g_combo_warm", n: n, ops: 100, seconds: gw.seconds, extra: ["count": String(gw.count), "sum": String(gw.sum)]))
+
+    // --repeat: each query workload K more times, warm, then with its index dropped each time
+    // (restoring the state from before the first queries, whose documents' `data()` stays
+    // memoised: what is left is building the index). Reported as the median, plus the best.
+    if repeats > 0 {
+        let afterWarm = db.snapshot()
+        func repeated(_ name: String, ops: Int, rebuild: Bool, _ body: () async throws -> Double) async throws {
+            var seconds: [Double] = []
+            for _ in 0..<repeats {
+                if rebuild { db.restore(beforeQueries) }
+                seconds.append(try await body())
+            }
+            seconds.sort()
+            results.append(Measurement(workload: name, n: n, ops: ops, seconds: seconds[seconds.count / 2],
+                                       extra: ["runs": String(repeats), "best_ops_per_s": String(Int(Double(ops) / seconds[0]))]))
+        }
+        for rebuild in [false, true] {
+            let suffix = rebuild ? "_rebuild" : "_repeat"
+            try await repeated("c_eq" + suffix, ops: 200, rebuild: rebuild) { try await eqWorkload().seconds }
+            try await repeated("d_range" + suffix, ops: 200, rebuild: rebuild) { try await rangeWorkload().seconds }
+            try await repeated("g_combo" + suffix, ops: 100, rebuild: rebuild) { try await comboWorkload().seconds }
+        }
+        db.restore(afterWarm)
+    }
 
     // Inserts into the collection group whose category, score and (category, score)
     // indexes are now materialised: the cost of index maintenance.
@@ -194,16 +222,18 @@ func run(n: Int, seed: UInt64) async throws -> [Measurement] {
 var sizes = [10_000, 100_000]
 var seed: UInt64 = 42
 var json = false
+var repeats = 0
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     switch arg {
     case "--n": sizes = [Int(args.popFirst() ?? "") ?? 10_000]
     case "--seed": seed = UInt64(args.popFirst() ?? "") ?? 42
     case "--json": json = true
+    case "--repeat": repeats = max(0, Int(args.popFirst() ?? "") ?? 0)
     case "--rules": RulesBenchmark.printResults(); exit(0)
     case "--rest": RESTBenchmark.printResults(); exit(0)
     case "-h", "--help":
-        print("usage: hearth-bench [--n N] [--seed S] [--json]   (default: N = 10000 and 100000, seed 42)")
+        print("usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)")
         exit(0)
     default:
         FileHandle.standardError.write("unknown argument \(arg)\n".data(using: .utf8)!)
@@ -216,7 +246,7 @@ FileHandle.standardError.write("note: debug build; measure with `swift run -c re
 #endif
 
 for n in sizes {
-    for m in try await run(n: n, seed: seed) + (n == sizes[0] ? try await listenerBench() : []) {
+    for m in try await run(n: n, seed: seed, repeats: repeats) + (n == sizes[0] ? try await listenerBench() : []) {
         if json {
             var fields = ["\"workload\": \"\(m.workload)\"", "\"n\": \(m.n)", "\"ops\": \(m.ops)",
                           "\"seconds\": \(m.seconds)", "\"ops_per_s\": \(Int(m.opsPerSecond))"]
