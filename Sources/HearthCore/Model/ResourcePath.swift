@@ -101,21 +101,31 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
         for s in segments { try Self.validateID(s) }
     }
 
+    /// Checked on every write's path, so on the UTF-8 bytes: no `String` comparisons.
     public static func validateID(_ id: String) throws(FirestoreError) {
-        let bytes = id.utf8.count
-        if bytes == 0 { throw .invalidArgument("Resource id must not be empty.") }
-        if bytes > 1500 {
+        enum Problem { case none, empty, tooLong, slash, reserved, maybeReserved }
+        var id = id
+        let problem = id.withUTF8 { b -> Problem in
+            let n = b.count
+            if n == 0 { return .empty }
+            if n > 1500 { return .tooLong }
+            if b.contains(UInt8(ascii: "/")) { return .slash }
+            let dot = UInt8(ascii: "."), underscore = UInt8(ascii: "_")
+            if b[0] == dot && (n == 1 || (n == 2 && b[1] == dot)) { return .reserved }
+            if n >= 4 && b[0] == underscore && b[1] == underscore && b[n - 2] == underscore && b[n - 1] == underscore {
+                return .maybeReserved
+            }
+            return .none
+        }
+        switch problem {
+        case .none: return
+        case .empty: throw .invalidArgument("Resource id must not be empty.")
+        case .tooLong:
             throw .invalidArgument("Resource id \"\(truncatedForMessage(id))\" is invalid because it is longer than 1500 bytes.")
-        }
-        if id.utf8.contains(UInt8(ascii: "/")) {
-            throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".")
-        }
-        if id == "." || id == ".." {
-            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
-        }
-        if bytes >= 4, id.utf8.starts(with: "__".utf8), id.utf8.reversed().starts(with: "__".utf8),
-           numericID(id) == nil {
-            throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+        case .slash: throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".")
+        case .reserved: throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+        case .maybeReserved:
+            if numericID(id) == nil { throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.") }
         }
     }
 

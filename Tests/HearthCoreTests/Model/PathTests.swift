@@ -60,7 +60,7 @@ struct ResourcePathTests {
     }
 
     @Test("validateID accepts", arguments: [
-        "a", "__id7__", "__id-2__", "__id-9223372036854775808__", "...", "_x_", "__x", "x__", "a.b",
+        "a", "__id7__", "__id-2__", "__id-9223372036854775808__", "...", ".a", "a.", "_x_", "__x", "x__", "___", "a.b",
         String(repeating: "x", count: 1500), String(repeating: "\u{E9}", count: 750), "岩澤", "🐵",
     ])
     func validIDs(_ id: String) throws {
