@@ -146,8 +146,13 @@ public enum IndexRequirements {
         let fields = IndexConfiguration.withoutImpliedName(declared.fields)
         guard declared.collectionGroup == needed.collectionGroup, declared.scope == needed.scope,
               fields.count == needed.fields.count, declared.nameDescending == needed.nameDescending else { return false }
+        // The equality prefixes must hold the same fields in any order and direction: the same
+        // sets (a handful of fields, so compared by containment both ways, no allocation).
         func equalityKey(_ f: Field) -> Field { f.kind == .descending ? Field(f.path, .ascending) : f }
-        return Set(fields.prefix(k).map(equalityKey)) == Set(needed.fields.prefix(k).map(equalityKey))
+        func sameField(_ a: Field, _ b: Field) -> Bool { equalityKey(a) == equalityKey(b) }
+        let declaredPrefix = fields.prefix(k), neededPrefix = needed.fields.prefix(k)
+        return declaredPrefix.allSatisfy { d in neededPrefix.contains { sameField(d, $0) } }
+            && neededPrefix.allSatisfy { n in declaredPrefix.contains { sameField(n, $0) } }
             && fields.dropFirst(k).elementsEqual(needed.fields.dropFirst(k))
     }
 }

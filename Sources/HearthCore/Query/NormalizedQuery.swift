@@ -55,28 +55,30 @@ public struct NormalizedQuery: Sendable {
         }
         self.inequalityFields = inequality
         var order = query.orderBy
-        let equalityFields = Set(Self.topLevelConjuncts(filter).compactMap { f -> FieldPath? in
+        // A query names a handful of fields: arrays, searched linearly, cost less than sets.
+        let equalityFields = Self.topLevelConjuncts(filter).compactMap { f -> FieldPath? in
             if case .field(let p, .equal, _) = f { return p }
             if case .unary(let p, .isNull) = f { return p }
             if case .unary(let p, .isNaN) = f { return p }
             return nil
-        })
+        }
         for o in order where equalityFields.contains(o.field) && !o.field.isDocumentName {
             throw .invalidArgument("order by clause cannot contain a field with an equality filter \(o.field)")
         }
-        var seen = Set<FieldPath>()
-        for o in order where !seen.insert(o.field).inserted {
-            throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field)")
+        var seen: [FieldPath] = []
+        for o in order {
+            if seen.contains(o.field) { throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field)") }
+            seen.append(o.field)
         }
         let direction = order.last?.descending ?? false
         for f in inequality.sorted() where !seen.contains(f) && !f.isDocumentName {
             order.append(Ordering(f, descending: direction))
-            seen.insert(f)
+            seen.append(f)
         }
         if query.startAt == nil && query.endAt == nil {
             for f in aggregatedFields.sorted() where !seen.contains(f) && !f.isDocumentName {
                 order.append(Ordering(f, descending: direction))
-                seen.insert(f)
+                seen.append(f)
             }
         }
         if !seen.contains(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
@@ -174,12 +176,13 @@ public struct NormalizedQuery: Sendable {
 
     /// Production's operator restrictions, with its messages (observed on the emulator).
     private static func checkOperatorCombinations(_ leaves: [QueryFilter], hasOr: Bool) throws(FirestoreError) {
-        var counts: [FieldOperator: Int] = [:]
+        var hasNotIn = false, hasInOrAny = false
         var negations = 0
         for leaf in leaves {
             switch leaf {
             case .field(_, let op, _):
-                counts[op, default: 0] += 1
+                if op == .notIn { hasNotIn = true }
+                if op == .in || op == .arrayContainsAny { hasInOrAny = true }
                 if op == .notEqual || op == .notIn { negations += 1 }
             case .unary(_, .isNotNull), .unary(_, .isNotNaN): negations += 1
             default: break
@@ -188,7 +191,7 @@ public struct NormalizedQuery: Sendable {
         if negations > 1 {
             throw .invalidArgument("Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query.")
         }
-        if counts[.notIn] != nil, counts[.in] != nil || counts[.arrayContainsAny] != nil || hasOr {
+        if hasNotIn, hasInOrAny || hasOr {
             throw .invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
         }
     }
