@@ -21,8 +21,7 @@ public struct Document: Sendable, Hashable {
     public var fields: MapValue {
         get { storage.fields }
         _modify {
-            makeUnique()
-            storage.clearMemo()
+            if makeUnique() { storage.clearMemo() }  // a fresh copy has no memo
             yield &storage.fields
         }
     }
@@ -52,10 +51,13 @@ public struct Document: Sendable, Hashable {
         hasher.combine(updateTime)
     }
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) {
-            storage = Storage(path: storage.path, fields: storage.fields, createTime: storage.createTime, updateTime: storage.updateTime)
-        }
+    /// Copies the parts unless no one else holds them; returns whether they were already
+    /// this value's own.
+    @discardableResult
+    private mutating func makeUnique() -> Bool {
+        if isKnownUniquelyReferenced(&storage) { return true }
+        storage = Storage(path: storage.path, fields: storage.fields, createTime: storage.createTime, updateTime: storage.updateTime)
+        return false
     }
 
     // MARK: The memo
@@ -74,9 +76,6 @@ public struct Document: Sendable, Hashable {
         storage.memo.withLock { $0 = Memo(owner: id, fields: fields) }
         return fields
     }
-
-    /// Drops the memoised value.
-    func clearMemo() { storage.clearMemo() }
 
     // MARK: Replacement
 

@@ -50,7 +50,8 @@ struct DocumentTests {
         var retimed = doc
         retimed.updateTime = Timestamp(seconds: 30, nanos: 0)
         #expect(read(retimed, first) == 5)  // a changed copy starts without a memo
-        doc.clearMemo()
+        doc.markReplaced()  // a replaced document drops its memo
+        #expect(doc.isReplaced)
         #expect(read(doc, first) == 6)
 
         var solo = sample()  // changed in place: no other copy
