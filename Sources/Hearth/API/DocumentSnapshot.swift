@@ -44,27 +44,29 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
     /// without touching its document's path).
     private let absentPath: ResourcePath?
 
-    init(firestore: Firestore, path: ResourcePath, document: HearthCore.Document?, metadata: SnapshotMetadata) {
+    /// `absentPath` is given exactly when `document` is nil.
+    private init(firestore: Firestore, document: HearthCore.Document?, absentPath: ResourcePath?, metadata: SnapshotMetadata) {
         self.firestore = firestore
-        self.absentPath = document == nil ? path : nil
+        self.absentPath = absentPath
         self.document = document
         self.metadata = metadata
     }
 
-    /// The document's path, also when it does not exist.
-    var path: ResourcePath { document?.path ?? absentPath.unsafelyUnwrapped }
+    convenience init(firestore: Firestore, path: ResourcePath, document: HearthCore.Document?, metadata: SnapshotMetadata) {
+        self.init(firestore: firestore, document: document, absentPath: document == nil ? path : nil, metadata: metadata)
+    }
 
     convenience init(reference: DocumentReference, document: HearthCore.Document?, metadata: SnapshotMetadata) {
         self.init(firestore: reference.firestore, path: reference.key, document: document, metadata: metadata)
     }
 
     /// A query result: its path is the document's.
-    init(firestore: Firestore, document: HearthCore.Document, metadata: SnapshotMetadata) {
-        self.firestore = firestore
-        self.absentPath = nil
-        self.document = document
-        self.metadata = metadata
+    convenience init(firestore: Firestore, document: HearthCore.Document, metadata: SnapshotMetadata) {
+        self.init(firestore: firestore, document: document, absentPath: nil, metadata: metadata)
     }
+
+    /// The document's path, also when it does not exist.
+    var path: ResourcePath { document?.path ?? absentPath.unsafelyUnwrapped }
 
     /// The document's reference: a new one on each call, as the SDK's (a query result's
     /// snapshot does not pay for a reference nobody asks for).
