@@ -6,8 +6,8 @@ import Foundation
 /// from these encodings, so index scans are byte-range scans of a sorted map.
 ///
 /// Layout: a type tag, then the body. Numbers (integers and doubles share one bracket) are
-/// the order-preserving bits of the nearest double plus the integer's exact residual, so
-/// large int64s and doubles interleave exactly. Strings and bytes escape `0x00` as
+/// the order-preserving bits of the nearest double plus the integer's exact residual in two
+/// bytes, so large int64s and doubles interleave exactly. Strings and bytes escape `0x00` as
 /// `0x00 0xFF` and end with `0x00 0x01`; arrays and maps prefix each element with `0x01`
 /// and end with `0x00`. Because the encoding is prefix-free, inverting every byte gives the
 /// descending order.
@@ -51,14 +51,16 @@ enum IndexKeyEncoding {
             out.append(numberTag)
             let d = Double(i)
             appendUInt64(orderedBits(d), &out)
-            // The exact residual i - d (|residual| < 2^10); 2^63 itself wraps to Int64.min.
+            // The exact residual i - d. Rounding to the nearest double moves an int64 by at most
+            // half the spacing of doubles below 2^63 (2^10), so |residual| <= 512 fits 16 bits;
+            // d = 2^63 itself (rounded up from near Int64.max) wraps to Int64.min.
             let base: Int64 = d >= 9_223_372_036_854_775_808.0 ? Int64.min : Int64(d)
-            appendUInt64(UInt64(bitPattern: i &- base) ^ 0x8000_0000_0000_0000, &out)
+            appendResidual(Int16(truncatingIfNeeded: i &- base), &out)
         case .double(let d):
             if d.isNaN { out.append(nanTag); return }
             out.append(numberTag)
             appendUInt64(orderedBits(d), &out)
-            appendUInt64(0x8000_0000_0000_0000, &out)
+            appendResidual(0, &out)
         case .timestamp(let t):
             out.append(timestampTag)
             appendUInt64(UInt64(bitPattern: t.seconds) ^ 0x8000_0000_0000_0000, &out)
@@ -128,6 +130,14 @@ enum IndexKeyEncoding {
     static func appendUInt64(_ v: UInt64, _ out: inout [UInt8]) {
         var be = v.bigEndian
         withUnsafeBytes(of: &be) { out.append(contentsOf: $0) }
+    }
+
+    /// A number's residual, biased so its unsigned big-endian order is the signed order.
+    @inline(__always)
+    private static func appendResidual(_ r: Int16, _ out: inout [UInt8]) {
+        let biased = UInt16(bitPattern: r) ^ 0x8000
+        out.append(UInt8(biased >> 8))
+        out.append(UInt8(truncatingIfNeeded: biased))
     }
 
     static func appendEscaped<C: Collection>(_ bytes: C, _ out: inout [UInt8]) where C.Element == UInt8 {

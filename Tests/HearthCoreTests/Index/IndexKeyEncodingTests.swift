@@ -56,6 +56,25 @@ import Testing
         }
     }
 
+    @Test func integersFarthestFromTheirNearestDoubleStayOrdered() {
+        // Above 2^62 doubles are 1024 apart, so an int64 sits up to 512 from the nearest one:
+        // the residual's full range, around ties (rounded to even) and up to Int64.max.
+        var values: [Value] = []
+        for base: Int64 in [1 << 62, (1 << 62) + 1024, (1 << 62) + 2048, Int64.max - 1023, Int64.max - 511] {
+            for delta: Int64 in [-513, -512, -511, -1, 0, 1, 511, 512, 513] where base.addingReportingOverflow(delta).overflow == false {
+                values.append(.integer(base + delta))
+                values.append(.double(Double(base + delta)))
+            }
+        }
+        values.append(.integer(Int64.max))
+        values.append(.double(9.223372036854775808e18))
+        for a in values {
+            for b in values {
+                #expect(OrderedBytes.compare(encoded(a), encoded(b)) == Value.compare(a, b), "\(a) vs \(b)")
+            }
+        }
+    }
+
     @Test func randomIntegersAndDoublesInterleaveExactly() {
         var rng = SystemRandomNumberGenerator()
         var values: [Value] = []
