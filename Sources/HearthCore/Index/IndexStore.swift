@@ -35,11 +35,15 @@ struct IndexStore: Sendable {
         var elements: [(key: IndexKey, value: Document)] = []
         // Where each indexed field was in the previous document (most share one shape).
         var hints = [Int](repeating: 0, count: definition.fields.count)
-        for (key, version) in documents {
+        var scratch: [UInt8] = []
+        let group = definition.collectionGroup
+        var it = documents.makeIterator()
+        // Read in place: copying each key and version out of the tree costs more than the rest.
+        while it.withNext({ key, version in
             // The group first: reading a document of another group would touch it for nothing.
-            guard utf8Equal(key.path.segments[key.path.count - 2], definition.collectionGroup), let doc = version.document else { continue }
-            for entry in Self.entryKeys(for: doc, key: key, in: definition, hints: &hints) { elements.append((entry, doc)) }
-        }
+            guard utf8Equal(key.path.segments[key.path.count - 2], group), let doc = version.document else { return }
+            Self.forEachEntryKey(of: doc, key: key, in: definition, hints: &hints, scratch: &scratch) { elements.append(($0, doc)) }
+        }) != nil {}
         // Entry keys are unique (each ends with its document's name): sort, then build.
         elements.sort { $0.key < $1.key }
         byGroup[definition.collectionGroup, default: []].append(materialized.count)
@@ -71,53 +75,58 @@ struct IndexStore: Sendable {
         }
     }
 
-    /// The entry keys of `document` in `definition`: none when it lacks an indexed field
-    /// (or a CONTAINS field is not an array), one per distinct element for a CONTAINS field.
+    /// The entry keys of `document` in `definition` (see `forEachEntryKey`).
     static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition) -> [IndexKey] {
-        var noHints: [Int] = []
-        return entryKeys(for: document, key: key, in: definition, hints: &noHints)
+        var noHints: [Int] = [], scratch: [UInt8] = [], keys: [IndexKey] = []
+        forEachEntryKey(of: document, key: key, in: definition, hints: &noHints, scratch: &scratch) { keys.append($0) }
+        return keys
     }
 
-    /// `hints`, when not empty, hold one position per indexed field to start its lookup at
-    /// (`MapValue.value(at:hint:)`): for a pass over many documents.
-    static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition, hints: inout [Int]) -> [IndexKey] {
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(key.encodedLength * 2 + 16)
-        if definition.scope == .collection { key.appendBytes(0..<key.collectionPrefixLength, to: &prefix) }
+    /// Calls `body` with each entry key of `document` in `definition`: none when it lacks an
+    /// indexed field (or a CONTAINS field is not an array), one per distinct element for a
+    /// CONTAINS field. For a pass over many documents, `hints` hold one position per indexed
+    /// field to start its lookup at (`MapValue.value(at:hint:)`; empty: none) and `scratch`
+    /// is a buffer reused from one document to the next.
+    static func forEachEntryKey(of document: Document, key: DocumentKey, in definition: IndexDefinition,
+                                hints: inout [Int], scratch: inout [UInt8], _ body: (IndexKey) -> Void) {
+        scratch.removeAll(keepingCapacity: true)
+        if definition.scope == .collection { key.appendBytes(0..<key.collectionPrefixLength, to: &scratch) }
+        // With a CONTAINS field: one key prefix per distinct element, each extended from then on.
         var elements: [[UInt8]]? = nil
-        for (position, field) in definition.fields.enumerated() {
+        for position in definition.fields.indices {
+            let field = definition.fields[position]
             let found = hints.isEmpty ? document.fields.value(at: field.path) : document.fields.value(at: field.path, hint: &hints[position])
-            guard let value = found else { return [] }
+            guard let value = found else { return }
             switch field.kind {
             case .ascending, .descending:
                 if elements == nil {
-                    IndexKeyEncoding.encode(value, descending: field.kind == .descending, into: &prefix)
+                    IndexKeyEncoding.encode(value, descending: field.kind == .descending, into: &scratch)
                 } else {
                     for i in elements!.indices { IndexKeyEncoding.encode(value, descending: field.kind == .descending, into: &elements![i]) }
                 }
             case .contains:
-                guard case .array(let values) = value else { return [] }
-                // One entry per distinct element; what follows is appended to each.
+                guard case .array(let values) = value else { return }
                 var distinct: [[UInt8]] = []
                 for v in values {
-                    var bytes = prefix
+                    var bytes = scratch
                     IndexKeyEncoding.encode(v, into: &bytes)
                     if !distinct.contains(bytes) { distinct.append(bytes) }
                 }
                 elements = distinct
             case .vector:
-                guard case .vector = value else { return [] }
-                IndexKeyEncoding.encode(value, into: &prefix)
+                guard case .vector = value else { return }
+                IndexKeyEncoding.encode(value, into: &scratch)
             }
         }
+        let nameDescending = definition.nameDescending
         guard let elements else {
-            appendNameComponent(key, scope: definition.scope, descending: definition.nameDescending, to: &prefix)
-            return [IndexKey(prefix)]
+            appendNameComponent(key, scope: definition.scope, descending: nameDescending, to: &scratch)
+            body(IndexKey(scratch))
+            return
         }
-        return elements.map { element in
-            var bytes = element
-            appendNameComponent(key, scope: definition.scope, descending: definition.nameDescending, to: &bytes)
-            return IndexKey(bytes)
+        for var element in elements {
+            appendNameComponent(key, scope: definition.scope, descending: nameDescending, to: &element)
+            body(IndexKey(element))
         }
     }
 
