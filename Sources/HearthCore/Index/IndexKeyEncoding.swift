@@ -69,14 +69,14 @@ enum IndexKeyEncoding {
             out.append(UInt8(truncatingIfNeeded: n >> 8)); out.append(UInt8(truncatingIfNeeded: n))
         case .string(let s):
             out.append(stringTag)
-            appendEscaped(s.utf8, &out)
+            OrderedBytes.appendEscaped(s, to: &out)
         case .bytes(let data):
             out.append(bytesTag)
-            appendEscaped(data, &out)
+            OrderedBytes.appendEscaped(data, to: &out)
         case .reference(let name):
             out.append(referenceTag)
-            appendEscaped(name.database.project.utf8, &out)
-            appendEscaped(name.database.database.utf8, &out)
+            OrderedBytes.appendEscaped(name.database.project, to: &out)
+            OrderedBytes.appendEscaped(name.database.database, to: &out)
             encodePath(name.path, into: &out)
         case .geoPoint(let g):
             out.append(geoPointTag)
@@ -94,7 +94,7 @@ enum IndexKeyEncoding {
             out.append(mapTag)
             for (k, v) in m.entries {
                 out.append(0x01)
-                appendEscaped(k.utf8, &out)
+                OrderedBytes.appendEscaped(k, to: &out)
                 encode(v, into: &out)
             }
             out.append(0x00)
@@ -138,15 +138,6 @@ enum IndexKeyEncoding {
         let biased = UInt16(bitPattern: r) ^ 0x8000
         out.append(UInt8(biased >> 8))
         out.append(UInt8(truncatingIfNeeded: biased))
-    }
-
-    static func appendEscaped<C: Collection>(_ bytes: C, _ out: inout [UInt8]) where C.Element == UInt8 {
-        for b in bytes {
-            out.append(b)
-            if b == 0 { out.append(0xFF) }
-        }
-        out.append(0x00)
-        out.append(0x01)
     }
 }
 

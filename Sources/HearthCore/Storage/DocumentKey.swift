@@ -63,19 +63,7 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
             return
         }
         bytes.append(0x02)
-        var segment = segment
-        segment.withUTF8 { utf8 in
-            if !utf8.contains(0) {
-                bytes.append(contentsOf: utf8)
-            } else {
-                for b in utf8 {
-                    bytes.append(b)
-                    if b == 0 { bytes.append(0xFF) }
-                }
-            }
-        }
-        bytes.append(0x00)
-        bytes.append(0x01)
+        OrderedBytes.appendEscaped(segment, to: &bytes)
     }
 
     /// The encoded prefix shared by every document directly in `collection`; it sorts

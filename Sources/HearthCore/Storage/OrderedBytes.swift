@@ -130,3 +130,31 @@ struct OrderedBytes: Sendable, Hashable, Comparable {
         compareLeading(Int(min(length, bound.length)), with: bound) > 0
     }
 }
+
+extension OrderedBytes {
+    /// Appends `bytes` so that the order of byte strings is kept and no result is a prefix of
+    /// another: `0x00` escaped as `0x00 0xFF`, then the terminator `0x00 0x01` (which sorts
+    /// before any continuation). How strings and bytes appear in document and index keys.
+    static func appendEscaped<C: Collection<UInt8>>(_ bytes: C, to out: inout [UInt8]) {
+        for b in bytes {
+            out.append(b)
+            if b == 0 { out.append(0xFF) }
+        }
+        out.append(0x00)
+        out.append(0x01)
+    }
+
+    /// A string's UTF-8 bytes, escaped: copied whole when they hold no `0x00` (almost always).
+    static func appendEscaped(_ string: String, to out: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { utf8 in
+            if utf8.contains(0) {
+                appendEscaped(utf8, to: &out)
+            } else {
+                out.append(contentsOf: utf8)
+                out.append(0x00)
+                out.append(0x01)
+            }
+        }
+    }
+}
