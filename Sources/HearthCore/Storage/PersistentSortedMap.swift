@@ -86,11 +86,17 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
     /// A subtree of exactly `height` levels below its root holding the last `count` of
     /// `elements` (removed from its end); children get equal shares, the earlier ones one
     /// more when they cannot be equal, so every node stays at least half full.
+    ///
+    /// Each node's arrays get room for `maxKeys + 1` keys (`capacities[0]` is `maxKeys`), as
+    /// nodes made by inserts have: a full node that takes one more key then splits in place.
+    /// Sized to their contents, the first insert into a full node would double its arrays, and
+    /// the half it keeps after the split would hold on to twice the memory it needs.
     private static func build(_ elements: inout [(key: Key, value: Value)], count: Int, height: Int, capacities: [Int]) -> Node {
+        let room = capacities[0] + 1
         if height == 0 {
             var values: [Value] = []
-            let keys = [Key](unsafeUninitializedCapacity: count) { keyBuffer, keysInitialized in
-                values = [Value](unsafeUninitializedCapacity: count) { valueBuffer, valuesInitialized in
+            let keys = [Key](unsafeUninitializedCapacity: room) { keyBuffer, keysInitialized in
+                values = [Value](unsafeUninitializedCapacity: room) { valueBuffer, valuesInitialized in
                     for i in stride(from: count - 1, through: 0, by: -1) {
                         let (key, value) = elements.removeLast()
                         keyBuffer.initializeElement(at: i, to: key)
@@ -106,9 +112,9 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
         let perChild = (count - (childCount - 1)) / childCount
         let extra = (count - (childCount - 1)) % childCount
         var keys: [Key] = [], values: [Value] = []
-        let children = [Node](unsafeUninitializedCapacity: childCount) { childBuffer, childrenInitialized in
-            keys = [Key](unsafeUninitializedCapacity: childCount - 1) { keyBuffer, keysInitialized in
-                values = [Value](unsafeUninitializedCapacity: childCount - 1) { valueBuffer, valuesInitialized in
+        let children = [Node](unsafeUninitializedCapacity: room + 1) { childBuffer, childrenInitialized in
+            keys = [Key](unsafeUninitializedCapacity: room) { keyBuffer, keysInitialized in
+                values = [Value](unsafeUninitializedCapacity: room) { valueBuffer, valuesInitialized in
                     for c in stride(from: childCount - 1, through: 0, by: -1) {
                         let size = perChild + (c < extra ? 1 : 0)
                         childBuffer.initializeElement(at: c, to: build(&elements, count: size, height: height - 1, capacities: capacities))

@@ -560,4 +560,26 @@ struct PersistentSortedMapTests {
             #expect(map[1] == "new" && map[0] == nil)
         }
     }
+
+    @Test func insertsIntoABuiltMapKeepNodesAtTheirSize() {
+        // Bulk-built nodes have room for one more key, as inserted ones do: a full node that
+        // takes a key splits without first doubling its arrays (which the half it keeps
+        // would go on holding).
+        let elements = (0..<5_000).map { (key: $0 * 2, value: $0) }
+        var map = PersistentSortedMap<Int, Int>(sortedElements: elements)
+        var rng = SplitMix64(seed: 7)
+        for _ in 0..<2_000 { map.updateValue(0, forKey: Int(rng.next() % 5_000) * 2 + 1) }
+        #expect(map.invariantViolation() == nil)
+        // (An array's capacity is what its allocation holds, a little over what was asked:
+        // 65-67 here, against 123-127 for a doubled node.)
+        let limit = (map.maxKeys + 2) * 3 / 2
+        var nodes = [map.root!], doubled = 0
+        while let node = nodes.popLast() {
+            if node.keys.capacity > limit || node.values.capacity > limit || node.children.capacity > limit {
+                doubled += 1
+            }
+            nodes += node.children
+        }
+        #expect(doubled == 0)
+    }
 }
