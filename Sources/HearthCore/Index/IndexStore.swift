@@ -38,7 +38,7 @@ struct IndexStore: Sendable {
         var scratch: [UInt8] = []
         let group = definition.collectionGroup
         var it = documents.makeIterator()
-        // Read in place: copying each key and version out of the tree costs more than the rest.
+        // Read in place: no copy of each key and version out of the tree.
         while it.withNext({ key, version in
             // The group first: reading a document of another group would touch it for nothing.
             guard utf8Equal(key.path.segments[key.path.count - 2], group), let doc = version.document else { return }
