@@ -31,8 +31,8 @@ extension Firestore {
     ///     `.enforce` when `indexes` is given, else `.warn`).
     public static func inMemory(projectID: String = defaultProjectID, clock: (any HearthClock)? = nil,
                                 indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) -> Firestore {
-        Firestore(database: Database(id: DatabaseID(project: projectID), clock: clock ?? SystemClock(),
-                                     indexes: indexes, indexMode: indexMode))
+        Firestore(database: engineDatabase(DatabaseID(project: projectID), clock: clock ?? SystemClock(),
+                                           indexes: indexes, indexMode: indexMode))
     }
 
     /// Runs `body` with `Firestore.firestore()` returning `db` (task-local), so app code

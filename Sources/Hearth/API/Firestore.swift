@@ -28,6 +28,14 @@ public final class Firestore: @unchecked Sendable {
         state = Mutex(InstanceState())
     }
 
+    /// A new engine database for this API. The SDK reads nothing at a past read time, so
+    /// its databases keep no past versions: an update frees the version it replaces
+    /// (`hearth serve` keeps production's hour for the RPCs that read at one).
+    static func engineDatabase(_ id: DatabaseID, clock: any HearthClock = SystemClock(),
+                               indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) -> Database {
+        Database(id: id, clock: clock, versionRetention: 0, indexes: indexes, indexMode: indexMode)
+    }
+
     /// The project id this instance belongs to.
     public var projectID: String { database.id.project }
     /// The database id (`"(default)"` unless named).
@@ -52,7 +60,7 @@ public final class Firestore: @unchecked Sendable {
         if let override = taskDefault, override.databaseID == database { return override }
         return shared.withLock { instances in
             if let db = instances[database], !db.isTerminated { return db }
-            let db = Firestore(database: Database(id: DatabaseID(project: defaultProjectID, database: database)))
+            let db = Firestore(database: engineDatabase(DatabaseID(project: defaultProjectID, database: database)))
             instances[database] = db
             return db
         }

@@ -10,7 +10,8 @@ import Synchronization
 public final class Database: Sendable {
     public let id: DatabaseID
     public let clock: any HearthClock
-    /// How long past versions stay readable (production: one hour).
+    /// How long past versions stay readable, in seconds (production: one hour; 0 keeps
+    /// only the current versions).
     public let versionRetention: Double
 
     private struct Core: Sendable {
@@ -208,7 +209,9 @@ public final class Database: Sendable {
         // Nothing changed the tree since `slot` read each head: install over it.
         for t in touched where !t.unchanged {
             t.original?.markReplaced()
-            let version = DocumentVersion(document: t.current, since: commitTime, older: t.head?.pruned(before: horizon), fieldsSize: t.fieldsSize)
+            // A version current from the horizon on hides every older one from every read.
+            let older = commitTime <= horizon ? nil : t.head?.pruned(before: horizon)
+            let version = DocumentVersion(document: t.current, since: commitTime, older: older, fieldsSize: t.fieldsSize)
             state.documents.updateValue(version, forKey: t.key)
             state.indexes.update(t.key, from: t.original, to: t.current, changedPaths: t.changedPaths)
             changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))

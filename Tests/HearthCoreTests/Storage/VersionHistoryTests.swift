@@ -115,6 +115,26 @@ struct VersionHistoryTests {
         #expect(s.document(testPath("c/d"), at: testEpoch)?.fields == testFields(["v": .integer(1)]))
     }
 
+    // The embedded API's databases: no reads at past read times, so no history at all.
+    @Test("with no retention, a commit keeps only the new version and reads at the last commit time")
+    func noRetention() throws {
+        let (db, clock) = makeTestDatabase(retention: 0)
+        let t1 = try db.commit([.set(testPath("c/d"), testFields(["v": .integer(1)]))]).commitTime
+        clock.advance(by: 1)
+        let t2 = try db.commit([.update(testPath("c/d"), testFields(["v": .integer(2)]), mask: [testFieldPath("v")])]).commitTime
+        #expect(chain(db.state(), "c/d").map(\.since) == [t2])
+        #expect(db.document(testPath("c/d"))?.createTime == t1)
+        #expect(try db.state(readTime: t2).document(testPath("c/d"), at: t2)?.fields == testFields(["v": .integer(2)]))
+        expectFirestoreError(.failedPrecondition, containing: ["0 seconds"]) { try db.state(readTime: t1) }
+        // A deletion's tombstone goes with the next commit.
+        clock.advance(by: 1)
+        try db.commit([.delete(testPath("c/d"))])
+        clock.advance(by: 1)
+        try db.commit([.set(testPath("c/e"), MapValue())])
+        #expect(db.state().documents[DocumentKey(testPath("c/d"))] == nil)
+        #expect(db.state().allDocuments().map(\.id) == ["e"])
+    }
+
     @Test("tombstones of deleted documents disappear after the horizon")
     func tombstones() throws {
         let (db, clock) = makeTestDatabase(retention: 60)

@@ -20,6 +20,26 @@ import Testing
         #expect(Firestore.inMemory(projectID: "p2").projectID == "p2")
     }
 
+    // The SDK has no reads at a past read time, so an update frees the version it replaces
+    // (the server's databases keep production's hour).
+    @Test func embeddedDatabasesKeepNoPastVersions() async throws {
+        let (db, clock) = apiClockedDB()
+        let ref = db.document("c/d")
+        try await ref.setData(["n": 1])
+        let first = db.database.state().readTime
+        clock.advance(by: 1)
+        try await ref.updateData(["n": FieldValue.increment(Int64(1))])
+        let now = db.database.state().readTime
+        #expect(try db.database.state(readTime: now).document(ref.storageKey.path)?.fields["n"] == .integer(2))
+        do {
+            _ = try db.database.state(readTime: first)
+            Issue.record("the replaced version's read time was accepted")
+        } catch {
+            #expect("\(error)".contains("older than the oldest retained version"))
+        }
+        #expect(Firestore.firestore(database: "no-history").database.versionRetention == 0)
+    }
+
     @Test func snapshotAndRestoreBringBackExactContents() async throws {
         let db = apiDB()
         let items = db.collection("items")
