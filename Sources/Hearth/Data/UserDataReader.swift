@@ -267,7 +267,8 @@ struct UserDataReader {
 
     private func sentinel(_ v: FieldValue, ctx: inout Context, inArray: Bool) throws(FirestoreError) -> Value? {
         let path = ctx.path
-        let field = path.joined(separator: ".")
+        // Only messages and array operands name the field: joined when one needs it.
+        var field: String { path.joined(separator: ".") }
         // The SDK's order: not a write at all, then inside an array (where it has no path).
         if ctx.source == .argument {
             throw .invalidArgument("\(v.methodName) can only be used with updateData() and setData()\(found(field, ctx))")

@@ -63,10 +63,10 @@ public enum DocumentLimits {
         }
         if let original, let paths {
             size = original.fieldsSize
-            var tops: [String] = []
-            for p in paths {
-                guard let top = p.segments.first, !tops.contains(where: { utf8Equal($0, top) }) else { continue }
-                tops.append(top)
+            for (i, p) in paths.enumerated() {
+                // Each top-level field once (masks are short: earlier paths are scanned).
+                guard let top = p.segments.first,
+                      !paths[..<i].contains(where: { $0.segments.first.map { utf8Equal($0, top) } ?? false }) else { continue }
                 if let old = original.fields[top] { size -= stringSize(top) + valueSize(old) }
                 if let new = fields[top] { size += measureChanged((top, new)) }
             }

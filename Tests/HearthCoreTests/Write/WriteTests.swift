@@ -367,6 +367,9 @@ struct WriteTests {
             .update(testPath("c/d"), testFields(["a": testMap(["b": .string("now a string")])]), mask: [testFieldPath("a.b")]),
             .update(testPath("c/d"), MapValue(), mask: [testFieldPath("a.c")]),
             .update(testPath("c/d"), testFields(["z": .null]), mask: [testFieldPath("z"), testFieldPath("a.b")]),
+            // Two paths under one top-level field: that field is measured once.
+            .update(testPath("c/d"), testFields(["a": testMap(["b": .integer(2), "d": .boolean(true)])]),
+                    mask: [testFieldPath("a.b"), testFieldPath("z"), testFieldPath("a.d")]),
             .update(testPath("c/d"), MapValue(), mask: [], transforms: [
                 FieldTransform(path: testFieldPath("t"), kind: .appendMissingElements([.string("two"), .integer(3)])),
                 FieldTransform(path: testFieldPath("n.m"), kind: .increment(.integer(5))),
