@@ -179,10 +179,10 @@ public final class Database: Sendable {
             touched[i].current = doc
             switch write.operation {
             case .set, .delete: touched[i].changedPaths = nil
-            case .update(_, let mask): touched[i].changedPaths? += mask
+            case .update(_, let mask): touched[i].changedPaths?.append(changed: mask)
             case .verify, .transformOnly: break
             }
-            if touched[i].changedPaths != nil { touched[i].changedPaths! += write.transforms.map(\.path) }
+            if !write.transforms.isEmpty { touched[i].changedPaths?.append(changed: write.transforms.map(\.path)) }
             if case .delete = write.operation { touched[i].deletedInCommit = true }
             if case .verify = write.operation {} else { touched[i].written = true }
             afterEach.append((i, doc, transformResults))
@@ -207,18 +207,20 @@ public final class Database: Sendable {
             try authorize(state, commitTime, touched.filter(\.written).map { ($0.key.path, $0.current) })
         }
         // Nothing changed the tree since `slot` read each head: install over it.
-        for t in touched where !t.unchanged {
-            t.original?.markReplaced()
+        // By index: each field is read where it is, not the whole entry copied out.
+        for i in touched.indices where !touched[i].unchanged {
+            let original = touched[i].original, current = touched[i].current
+            original?.markReplaced()
             // A version current from the horizon on hides every older one from every read.
-            let older = commitTime <= horizon ? nil : t.head?.pruned(before: horizon)
-            let version = DocumentVersion(document: t.current, since: commitTime, older: older, fieldsSize: t.fieldsSize)
-            state.documents.updateValue(version, forKey: t.key)
-            state.indexes.update(t.key, from: t.original, to: t.current, changedPaths: t.changedPaths)
-            changed?.append(ChangeSet.Entry(key: t.key, before: t.original, after: t.current))
-            if t.original == nil { state.documentCount += 1 }
-            if t.current == nil {
+            let older = commitTime <= horizon ? nil : touched[i].head?.pruned(before: horizon)
+            let version = DocumentVersion(document: current, since: commitTime, older: older, fieldsSize: touched[i].fieldsSize)
+            state.documents.updateValue(version, forKey: touched[i].key)
+            state.indexes.update(touched[i].key, from: original, to: current, changedPaths: touched[i].changedPaths)
+            changed?.append(ChangeSet.Entry(key: touched[i].key, before: original, after: current))
+            if original == nil { state.documentCount += 1 }
+            if current == nil {
                 state.documentCount -= 1
-                tombstones.append((commitTime, t.key))
+                tombstones.append((commitTime, touched[i].key))
             }
         }
         let results = afterEach.map { entry -> WriteResult in
@@ -400,5 +402,13 @@ public final class Database: Sendable {
         try core.withLock { (core: inout Core) throws(FirestoreError) in
             guard core.transactions.removeValue(forKey: transaction) != nil else { throw .invalidTransaction }
         }
+    }
+}
+
+private extension Array where Element == FieldPath {
+    /// Adds a write's changed paths: the first write's array is taken as it is (appending
+    /// to an empty array would copy it into a new buffer).
+    mutating func append(changed paths: [FieldPath]) {
+        if isEmpty { self = paths } else { append(contentsOf: paths) }
     }
 }
