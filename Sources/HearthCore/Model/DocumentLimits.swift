@@ -44,45 +44,61 @@ public enum DocumentLimits {
     }
 
     /// Rejects a document that production would refuse to store (over 1 MiB, or nested
-    /// deeper than 20 maps/arrays) and returns its fields' size. Given the stored version it
-    /// was written over and the field paths the writes could change (nil: any), only the
-    /// changed top-level fields are measured: the others are the original's, already
-    /// within the limits.
+    /// deeper than 20 maps/arrays) and returns its fields' size.
     @discardableResult
-    public static func validate(path: ResourcePath, fields: MapValue, database: DatabaseID,
-                                changing original: (fields: MapValue, fieldsSize: Int)? = nil,
-                                within paths: [FieldPath]? = nil) throws(FirestoreError) -> Int {
+    public static func validate(path: ResourcePath, fields: MapValue, database: DatabaseID) throws(FirestoreError) -> Int {
+        var measured = Measured(size: 0)
+        for entry in fields.entries { measured.add(entry) }
+        try measured.check(path: path, database: database)
+        return measured.size
+    }
+
+    /// `validate` for a document written over a stored one (`original`, whose fields
+    /// measured `originalSize`) by writes that can only have changed the top-level fields of
+    /// `paths`: only those are compared and measured, the others are the original's, already
+    /// within the limits. Nil when every one of them is as it was: the writes left the
+    /// document unchanged.
+    public static func validateChange(path: ResourcePath, fields: MapValue, database: DatabaseID,
+                                      original: MapValue, originalSize: Int, within paths: [FieldPath]) throws(FirestoreError) -> Int? {
+        var measured = Measured(size: originalSize)
+        var changed = false
+        for (i, p) in paths.enumerated() {
+            // Each top-level field once (masks are short: earlier paths are scanned).
+            guard let top = p.segments.first,
+                  !paths[..<i].contains(where: { $0.segments.first.map { utf8Equal($0, top) } ?? false }) else { continue }
+            let old = original[top], new = fields[top]
+            if old == new { continue }
+            changed = true
+            if let old { measured.size -= stringSize(top) + valueSize(old) }
+            if let new { measured.add((top, new)) }
+        }
+        guard changed else { return nil }
+        try measured.check(path: path, database: database)
+        return measured.size
+    }
+
+    /// The size of the fields measured so far, and the first (in field-name order) that
+    /// nests too deep, for the message.
+    private struct Measured {
         var size: Int
-        // The first changed field (in document order) nesting too deep, for the message.
         var deepField: MapValue.Entry? = nil
-        func measureChanged(_ entry: MapValue.Entry) -> Int {
+
+        mutating func add(_ entry: MapValue.Entry) {
             var tooDeep = false
-            let size = stringSize(entry.key) + measure(entry.value, depth: 1, tooDeep: &tooDeep)
+            size += stringSize(entry.key) + measure(entry.value, depth: 1, tooDeep: &tooDeep)
             if tooDeep, deepField.map({ compareUTF8(entry.key, $0.key) < 0 }) ?? true { deepField = entry }
-            return size
         }
-        if let original, let paths {
-            size = original.fieldsSize
-            for (i, p) in paths.enumerated() {
-                // Each top-level field once (masks are short: earlier paths are scanned).
-                guard let top = p.segments.first,
-                      !paths[..<i].contains(where: { $0.segments.first.map { utf8Equal($0, top) } ?? false }) else { continue }
-                if let old = original.fields[top] { size -= stringSize(top) + valueSize(old) }
-                if let new = fields[top] { size += measureChanged((top, new)) }
+
+        func check(path: ResourcePath, database: DatabaseID) throws(FirestoreError) {
+            let total = documentSize(path: path, fieldsSize: size)
+            if total > maxDocumentSize {
+                throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(total)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
             }
-        } else {
-            size = 0
-            for entry in fields.entries { size += measureChanged(entry) }
+            if let entry = deepField {
+                let deepest = [entry.key] + deepestPath(entry.value, depth: 1)
+                throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because field '\(FieldPath(deepest).dotted)' exceeds the maximum nesting depth of \(maxNestingDepth) maps and arrays.")
+            }
         }
-        let total = documentSize(path: path, fieldsSize: size)
-        if total > maxDocumentSize {
-            throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(total)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
-        }
-        if let entry = deepField {
-            let deepest = [entry.key] + deepestPath(entry.value, depth: 1)
-            throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because field '\(FieldPath(deepest).dotted)' exceeds the maximum nesting depth of \(maxNestingDepth) maps and arrays.")
-        }
-        return size
     }
 
     /// A value's size, and whether it nests maps and arrays deeper than the limit (a

@@ -135,6 +135,8 @@ public final class Database: Sendable {
         let key: DocumentKey
         /// The stored version the commit found (nil: the key was never written).
         let head: DocumentVersion?
+        /// Where in the document tree `head` is, for installing its successor.
+        let position: PersistentSortedMap<DocumentKey, DocumentVersion>.Position?
         var original: Document? { head?.document }
         var current: Document?
         var deletedInCommit = false
@@ -162,8 +164,8 @@ public final class Database: Sendable {
         var index: [DocumentKey: Int]? = writes.count > 8 ? [:] : nil
         func slot(_ key: DocumentKey) -> Int {
             if let found = index.map({ $0[key] }) ?? touched.firstIndex(where: { $0.key == key }) { return found }
-            let head = state.documents[key]
-            touched.append(Touched(key: key, head: head, current: head?.document))
+            let found = state.documents.lookup(key)
+            touched.append(Touched(key: key, head: found?.value, position: found?.position, current: found?.value.document))
             index?[key] = touched.count - 1
             return touched.count - 1
         }
@@ -193,28 +195,41 @@ public final class Database: Sendable {
                 touched[i].unchanged = touched[i].original == nil
                 continue
             }
-            if let original = touched[i].original, original.createTime == doc.createTime,
-               Self.sameFields(original, doc, outside: touched[i].changedPaths) {
+            if let head = touched[i].head, let original = head.document, original.createTime == doc.createTime {
+                // Updates only: just the top-level fields they name can differ.
+                if let paths = touched[i].changedPaths {
+                    touched[i].fieldsSize = try DocumentLimits.validateChange(
+                        path: doc.path, fields: doc.fields, database: database,
+                        original: original.fields, originalSize: head.fieldsSize, within: paths)
+                    if touched[i].fieldsSize != nil { continue }
+                } else if original.fields != doc.fields {
+                    touched[i].fieldsSize = try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
+                    continue
+                }
                 touched[i].current = original
                 touched[i].unchanged = true
             } else {
-                touched[i].fieldsSize = try DocumentLimits.validate(
-                    path: doc.path, fields: doc.fields, database: database,
-                    changing: touched[i].head.flatMap { h in h.document.map { ($0.fields, h.fieldsSize) } }, within: touched[i].changedPaths)
+                touched[i].fieldsSize = try DocumentLimits.validate(path: doc.path, fields: doc.fields, database: database)
             }
         }
         if let authorize {
             try authorize(state, commitTime, touched.filter(\.written).map { ($0.key.path, $0.current) })
         }
-        // Nothing changed the tree since `slot` read each head: install over it.
+        // Nothing changed the tree since `slot` read each head: install over it, at the
+        // position found then until a new document changes the tree's shape.
         // By index: each field is read where it is, not the whole entry copied out.
+        var reshaped = false
         for i in touched.indices where !touched[i].unchanged {
             let original = touched[i].original, current = touched[i].current
             original?.markReplaced()
             // A version current from the horizon on hides every older one from every read.
             let older = commitTime <= horizon ? nil : touched[i].head?.pruned(before: horizon)
             let version = DocumentVersion(document: current, since: commitTime, older: older, fieldsSize: touched[i].fieldsSize)
-            state.documents.updateValue(version, forKey: touched[i].key)
+            if let position = touched[i].position, !reshaped {
+                state.documents.replaceValue(at: position, with: version)
+            } else if state.documents.updateValue(version, forKey: touched[i].key) == nil {
+                reshaped = true
+            }
             state.indexes.update(touched[i].key, from: original, to: current, changedPaths: touched[i].changedPaths)
             changed?.append(ChangeSet.Entry(key: touched[i].key, before: original, after: current))
             if original == nil { state.documentCount += 1 }
@@ -232,17 +247,6 @@ public final class Database: Sendable {
             return WriteResult(updateTime: doc.updateTime, transformResults: entry.transforms)
         }
         return CommitResult(commitTime: commitTime, writeResults: results)
-    }
-
-    /// Whether `a` and `b` hold the same fields, knowing they can only differ within the
-    /// top-level fields of `paths` (nil: anywhere) — an update compares the fields it names,
-    /// not the whole document.
-    private static func sameFields(_ a: Document, _ b: Document, outside paths: [FieldPath]?) -> Bool {
-        guard let paths else { return a.fields == b.fields }
-        return paths.allSatisfy { p in
-            guard let top = p.segments.first else { return true }
-            return a.fields[top] == b.fields[top]
-        }
     }
 
     private func purgeTombstones(_ core: inout Core, now: Timestamp) {

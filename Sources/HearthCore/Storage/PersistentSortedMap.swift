@@ -155,6 +155,50 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
         return result
     }
 
+    /// Where a lookup found a key: the child taken at each level above the node holding it
+    /// (eight bits a level) and the key's index in that node. Valid until the map's shape
+    /// changes — an insertion of a new key or a removal; replacing values keeps it.
+    struct Position {
+        fileprivate let children: UInt64
+        fileprivate let depth: Int
+        fileprivate let index: Int
+    }
+
+    /// The value stored for `key` and, when it can be expressed (at most eight levels of at
+    /// most 256 children), its position: a later `replaceValue(at:with:)` then goes straight
+    /// to it instead of searching again.
+    func lookup(_ key: Key) -> (value: Value, position: Position?)? {
+        guard let root else { return nil }
+        // Unretained, as in `subscript(key:)`: `self` keeps the nodes alive.
+        var result: (value: Value, position: Position?)?
+        var children: UInt64 = 0, depth = 0
+        let expressible = maxKeys < 256
+        var node: Unmanaged<Node>? = .passUnretained(root)
+        while let current = node {
+            node = current._withUnsafeGuaranteedRef { n in
+                let i = lowerBound(n.keys, key)
+                if i < n.keys.count && n.keys.withUnsafeBufferPointer({ $0[i] == key }) {
+                    result = (n.values[i], expressible && depth <= 8 ? Position(children: children, depth: depth, index: i) : nil)
+                    return nil
+                }
+                if n.isLeaf { return nil }
+                if depth < 8 { children |= UInt64(i) << (8 * depth) }
+                depth += 1
+                return .passUnretained(n.children[i])
+            }
+        }
+        return result
+    }
+
+    /// Replaces the value at `position` (from `lookup` on this map, its shape unchanged
+    /// since), path-copying the nodes above it that are shared, as `updateValue` would.
+    mutating func replaceValue(at position: Position, with value: Value) {
+        if !isKnownUniquelyReferenced(&root) { root = root!.copy() }
+        var node = root!
+        for level in 0..<position.depth { node = node.uniqueChild(Int(truncatingIfNeeded: position.children >> (8 * level)) & 0xFF) }
+        node.values[position.index] = value
+    }
+
     /// The element with the smallest key, or `nil` when the map is empty. O(log n).
     public var first: Element? {
         guard var n = root else { return nil }

@@ -167,6 +167,23 @@ struct DatabaseCommitTests {
         #expect(db.state().readTime == r.commitTime)
     }
 
+    @Test("a commit creating documents among existing ones it also changes installs each at its own key")
+    func newDocumentsShiftExistingOnes() throws {
+        // Existing documents are installed where the commit found them until a new one
+        // changes the tree's shape: c/a and c/c sort before c/b and c/d, in the same node.
+        try db.commit(["c/b", "c/d"].map { .set(testPath($0), testFields(["v": .integer(0)])) })
+        try db.commit([
+            .set(testPath("c/a"), testFields(["v": .integer(1)])),
+            .update(testPath("c/b"), testFields(["v": .integer(2)]), mask: [testFieldPath("v")]),
+            .set(testPath("c/c"), testFields(["v": .integer(3)])),
+            .update(testPath("c/d"), testFields(["v": .integer(4)]), mask: [testFieldPath("v")]),
+        ])
+        let docs = db.state().documents(in: testPath("c"))
+        #expect(docs.map(\.id) == ["a", "b", "c", "d"])
+        #expect(docs.map { $0.fields["v"] } == [.integer(1), .integer(2), .integer(3), .integer(4)])
+        #expect(db.state().documentCount == 4)
+    }
+
     // MARK: Commit times (semantics §17)
 
     @Test("commit times strictly increase while a manual clock stands still")

@@ -312,6 +312,29 @@ struct PersistentSortedMapTests {
         #expect(copy.isIdentical(to: base))
     }
 
+    @Test(arguments: [3, IntMap.defaultMaxKeysPerNode])
+    func replaceAtLookedUpPosition(fanout: Int) {
+        let base = makeMap(Array(0..<5000), maxKeysPerNode: fanout)
+        let baseNodes = base.nodeIdentities
+        var map = base
+        #expect(map.lookup(5000) == nil)
+        // Keys in leaves and in internal nodes, in a shared map: the snapshot keeps its values.
+        var replaced: [Int] = []
+        for key in stride(from: 1, to: 5000, by: 7) {
+            let found = map.lookup(key)
+            #expect(found?.value == key * 10)
+            guard let position = found?.position else { continue }
+            map.replaceValue(at: position, with: -key)
+            replaced.append(key)
+        }
+        #expect(replaced.count > 600)
+        #expect(Array(map).filter { $0.value < 0 }.map(\.key) == replaced)
+        #expect(replaced.allSatisfy { map[$0] == -$0 })
+        #expect(map.count == 5000 && map.invariantViolation() == nil)
+        #expect(base.nodeIdentities == baseNodes)
+        #expect(Array(base).allSatisfy { $0.value == $0.key * 10 })
+    }
+
     @Test(arguments: [3, 4, 5, IntMap.defaultMaxKeysPerNode])
     func removalDownToEmpty(fanout: Int) {
         let n = 4000
