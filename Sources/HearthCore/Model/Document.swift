@@ -21,7 +21,7 @@ public struct Document: Sendable, Hashable {
     public var fields: MapValue {
         get { storage.fields }
         _modify {
-            if makeUnique() { storage.clearMemo() }  // a fresh copy has no memo
+            if makeUnique(copyingFields: true) { storage.clearMemo() }  // a fresh copy has no memo
             yield &storage.fields
         }
     }
@@ -52,11 +52,13 @@ public struct Document: Sendable, Hashable {
     }
 
     /// Copies the parts unless no one else holds them; returns whether they were already
-    /// this value's own.
+    /// this value's own. `copyingFields`: the fields are about to change, so their entries
+    /// are copied now (`MapValue.copy()`) rather than by copy-on-write at the change.
     @discardableResult
-    private mutating func makeUnique() -> Bool {
+    private mutating func makeUnique(copyingFields: Bool = false) -> Bool {
         if isKnownUniquelyReferenced(&storage) { return true }
-        storage = Storage(path: storage.path, fields: storage.fields, createTime: storage.createTime, updateTime: storage.updateTime)
+        storage = Storage(path: storage.path, fields: copyingFields ? storage.fields.copy() : storage.fields,
+                          createTime: storage.createTime, updateTime: storage.updateTime)
         return false
     }
 

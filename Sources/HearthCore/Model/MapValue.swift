@@ -109,6 +109,16 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
     /// Builds from pairs already sorted by `compareUTF8` with no duplicates.
     public init(sortedEntries: [Entry]) { entries = sortedEntries }
 
+    /// A copy with entries of its own, for a change about to be made to a map others share:
+    /// this loop, specialized for `Entry`, copies them faster than copy-on-write does (it
+    /// copies each through the runtime's generic tuple witness), with room for one more.
+    func copy() -> MapValue {
+        MapValue(sortedEntries: [Entry](unsafeUninitializedCapacity: entries.count + 1) { buffer, initialized in
+            for (i, entry) in entries.enumerated() { buffer.initializeElement(at: i, to: entry) }
+            initialized = entries.count
+        })
+    }
+
     public var count: Int { entries.count }
     public var isEmpty: Bool { entries.isEmpty }
     public var keys: [String] { entries.map(\.key) }
