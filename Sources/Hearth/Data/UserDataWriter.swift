@@ -40,8 +40,13 @@ struct UserDataWriter {
     }
 
     func fields(_ m: MapValue) -> [String: Any] {
-        var out: [String: Any] = Dictionary(minimumCapacity: m.count)
-        for e in m.entries { out[e.key] = value(e.value) }
-        return out
+        guard m.count >= FieldNameLayouts.minimumCount && m.count <= FieldNameLayouts.maximumCount else {
+            var out: [String: Any] = Dictionary(minimumCapacity: m.count)
+            for e in m.entries { out[e.key] = value(e.value) }
+            return out
+        }
+        // Laid out as the last maps with these names were: no name hashed again.
+        let positions = FieldNameLayouts.positions(of: m)
+        return m.entries.withUnsafeBufferPointer { entries in positions.mapValues { value(entries[$0].value) } }
     }
 }

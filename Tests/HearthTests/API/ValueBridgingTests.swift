@@ -252,6 +252,39 @@ import Testing
         #expect(snap.get(FieldPath(["a.b"])) as? Int == 1)
     }
 
+    /// Maps with the same field names share one dictionary layout (`FieldNameLayouts`):
+    /// names match byte-wise, so "é" and "e" + combining accent keep their own keys, and
+    /// each map's values land under their own names whatever the names before it.
+    @Test func dataKeepsEachMapsOwnFieldNames() async throws {
+        let db = apiDB()
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        try await db.document("c/a").setData([composed: 1, "b": 2, "c": 3, "d": ["x": 1, "y": 2, "z": 3, composed: 4]])
+        try await db.document("c/b").setData([decomposed: 10, "b": 20, "c": 30, "d": ["x": 10, "y": 20, "z": 30, decomposed: 40]])
+        for round in 0..<2 {
+            for (id, name, scale) in [("a", composed, 1), ("b", decomposed, 10)] {
+                let data = try #require(try await apiData(db.document("c/\(id)")), "round \(round)")
+                let names = data.keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+                #expect(names == [Array(name.utf8), Array("b".utf8), Array("c".utf8), Array("d".utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+                let nested = try #require(data["d"] as? [String: Any])
+                #expect(nested.keys.contains { Array($0.utf8) == Array(name.utf8) })
+                #expect(data["b"] as? Int == 2 * scale && data["c"] as? Int == 3 * scale)
+                #expect(nested["x"] as? Int == scale && nested["z"] as? Int == 3 * scale)
+            }
+        }
+        // More shapes than are kept, each read twice: every value under its own name.
+        for n in 0..<40 {
+            let fields = Dictionary(uniqueKeysWithValues: (0..<(4 + n % 7)).map { ("f\(n)_\($0)", $0 * n) })
+            try await db.document("shapes/\(n)").setData(fields)
+        }
+        for _ in 0..<2 {
+            for n in 0..<40 {
+                let data = try #require(try await apiData(db.document("shapes/\(n)")))
+                #expect(data.count == 4 + n % 7)
+                for i in 0..<(4 + n % 7) { #expect(data["f\(n)_\(i)"] as? Int == i * n) }
+            }
+        }
+    }
+
     @Test func snapshotAccessors() async throws {
         let ref = apiDB().document("people/ada")
         try await ref.setData(["name": "Ada", "address": ["city": "London", "geo": ["lat": 51.5]]])

@@ -1,0 +1,47 @@
+import HearthCore
+import Synchronization
+
+/// The layouts of recently converted maps' field names, each a dictionary from a name to
+/// its position among the map's entries. `UserDataWriter` makes a map's `[String: Any]` with
+/// `mapValues` over the layout of its names: that puts each value where the layout has its
+/// name, without hashing any name again. Documents of a collection mostly share their
+/// names, and hashing and inserting them cost about twice the rest of a conversion.
+enum FieldNameLayouts {
+    /// Smaller maps are converted directly (a layout's check would cost what it saves).
+    static let minimumCount = 4
+    /// Larger ones too: their names rarely repeat.
+    static let maximumCount = 64
+    /// Layouts kept, most recently made first.
+    private static let capacity = 16
+
+    private struct Layout {
+        let names: [String]
+        let positions: [String: Int]
+
+        /// The same names in the same order, compared byte-wise (as Firestore compares field
+        /// names: "é" and "e\u{301}" are two names).
+        func matches(_ map: MapValue) -> Bool {
+            names.count == map.count && map.entries.withUnsafeBufferPointer { entries in
+                names.withUnsafeBufferPointer { names in
+                    for i in 0..<names.count where !utf8Equal(names[i], entries[i].key) { return false }
+                    return true
+                }
+            }
+        }
+    }
+
+    private static let recent = Mutex<[Layout]>([])
+
+    /// Each of `map`'s names with its position in `map.entries`.
+    static func positions(of map: MapValue) -> [String: Int] {
+        if let hit = recent.withLock({ layouts in layouts.first { $0.matches(map) }?.positions }) { return hit }
+        var positions = [String: Int](minimumCapacity: map.count)
+        for (i, entry) in map.entries.enumerated() { positions[entry.key] = i }
+        let layout = Layout(names: map.keys, positions: positions)
+        recent.withLock { layouts in
+            layouts.insert(layout, at: 0)
+            if layouts.count > capacity { layouts.removeLast() }
+        }
+        return positions
+    }
+}
