@@ -7,11 +7,11 @@ import Synchronization
 /// name, without hashing any name again. Documents of a collection mostly share their
 /// names, and hashing and inserting them cost about twice the rest of a conversion.
 enum FieldNameLayouts {
-    /// Smaller maps are converted directly (a layout's check would cost what it saves).
-    static let minimumCount = 4
-    /// Larger ones too: their names rarely repeat.
+    /// A single field is converted directly (a layout's check would cost what it saves).
+    static let minimumCount = 2
+    /// Nor are maps of more fields: their names rarely repeat.
     static let maximumCount = 64
-    /// Layouts kept, most recently made first.
+    /// Layouts kept, the most used first.
     private static let capacity = 16
 
     private struct Layout {
@@ -34,7 +34,12 @@ enum FieldNameLayouts {
 
     /// Each of `map`'s names with its position in `map.entries`.
     static func positions(of map: MapValue) -> [String: Int] {
-        if let hit = recent.withLock({ layouts in layouts.first { $0.matches(map) }?.positions }) { return hit }
+        let hit = recent.withLock { layouts -> [String: Int]? in
+            guard let i = layouts.indices.first(where: { layouts[$0].matches(map) }) else { return nil }
+            if i > 0 { layouts.swapAt(i, i - 1) }  // the layouts in use drift to the front
+            return layouts[i == 0 ? 0 : i - 1].positions
+        }
+        if let hit { return hit }
         var positions = [String: Int](minimumCapacity: map.count)
         for (i, entry) in map.entries.enumerated() { positions[entry.key] = i }
         let layout = Layout(names: map.keys, positions: positions)
