@@ -67,7 +67,15 @@ struct IndexStore: Sendable {
             if changedInPlace, definition.fields.allSatisfy({ before!.fields.value(at: $0.path) == after!.fields.value(at: $0.path) }) {
                 continue
             }
-            let old = before.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
+            guard let before else {
+                // A new document: its entries go in as they are made.
+                var noHints: [Int] = [], scratch: [UInt8] = []
+                Self.forEachEntryKey(of: after!, key: key, in: definition, hints: &noHints, scratch: &scratch) {
+                    materialized[position].entries.updateValue(after!, forKey: $0)
+                }
+                continue
+            }
+            let old = Self.entryKeys(for: before, key: key, in: definition)
             let new = after.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
             if old == new { continue }
             for entry in old where !new.contains(entry) { materialized[position].entries.removeValue(forKey: entry) }

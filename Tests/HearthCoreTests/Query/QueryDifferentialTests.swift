@@ -94,9 +94,29 @@ import Testing
         docs.append(("other/x", testFields(["a": .integer(1)])))
         docs.append(("c/d00/c/nested", testFields(["a": .integer(1)])))
         let db = try makeQueryDatabase(docs)
-        let all = db.state().allDocuments()
+        var all = db.state().allDocuments()
         var checked = 0
-        for _ in 0..<250 {
+        for round in 0..<250 {
+            if round % 50 == 49 {
+                // Commits between queries: the indexes the queries so far built are kept in
+                // step by each commit (new documents, replacements, deletions).
+                var writes: [Write] = []
+                for _ in 0..<8 {
+                    var fields = MapValue()
+                    if Bool.random(using: &r) { fields.setValue(randomValue(&r), at: testFieldPath("a")) }
+                    if Bool.random(using: &r) {
+                        // Elements may repeat: one index entry per distinct element.
+                        let elements: [Value] = [.integer(1), .integer(2), .double(2.0), .string("a"), .null]
+                        fields.setValue(.array((0..<3).map { _ in elements.randomElement(using: &r)! }), at: testFieldPath("b"))
+                    }
+                    if Bool.random(using: &r) { fields.setValue(randomValue(&r), at: testFieldPath("m.k")) }
+                    let id = Int.random(in: 0..<90, using: &r)
+                    writes.append(.set(testPath("c/\(String(format: "d%02d", id))"), fields))
+                }
+                writes.append(.delete(testPath("c/\(String(format: "d%02d", Int.random(in: 0..<90, using: &r)))")))
+                try db.commit(writes)
+                all = db.state().allDocuments()
+            }
             var q = testQuery("c")
             if Bool.random(using: &r) { q.filter = randomFilter(&r) }
             for _ in 0..<Int.random(in: 0...2, using: &r) {
