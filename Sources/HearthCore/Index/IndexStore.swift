@@ -69,9 +69,10 @@ struct IndexStore: Sendable {
             }
             guard let before else {
                 // A new document: its entries go in as they are made.
+                guard let after else { continue }
                 var noHints: [Int] = [], scratch: [UInt8] = []
-                Self.forEachEntryKey(of: after!, key: key, in: definition, hints: &noHints, scratch: &scratch) {
-                    materialized[position].entries.updateValue(after!, forKey: $0)
+                Self.forEachEntryKey(of: after, key: key, in: definition, hints: &noHints, scratch: &scratch) {
+                    materialized[position].entries.updateValue(after, forKey: $0)
                 }
                 continue
             }
