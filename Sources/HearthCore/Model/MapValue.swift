@@ -247,16 +247,20 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
 /// `MapValue` and of the rules language's maps): its index, or where it would be inserted.
 /// It probes through a buffer pointer, reading each entry in place: `entries[mid]` would
 /// copy the (key, value) pair out, retaining and releasing both.
+/// The key's bytes are read once, not at every probe.
 @inline(__always)
 public func sortedEntryIndex<V>(of key: String, in entries: [(key: String, value: V)]) -> (index: Int, found: Bool) {
-    entries.withUnsafeBufferPointer { entries in
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let c = compareUTF8(entries[mid].key, key)
-            if c == 0 { return (mid, true) }
-            if c < 0 { lo = mid + 1 } else { hi = mid }
+    var key = key
+    return key.withUTF8 { key in
+        entries.withUnsafeBufferPointer { entries in
+            var lo = 0, hi = entries.count
+            while lo < hi {
+                let mid = (lo + hi) >> 1
+                let c = compareUTF8(entries[mid].key, key)
+                if c == 0 { return (mid, true) }
+                if c < 0 { lo = mid + 1 } else { hi = mid }
+            }
+            return (lo, false)
         }
-        return (lo, false)
     }
 }

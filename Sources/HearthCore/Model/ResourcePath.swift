@@ -156,6 +156,18 @@ public func compareUTF8(_ a: String, _ b: String) -> Int {
     } }
 }
 
+/// `compareUTF8` against bytes already in hand.
+@inline(__always)
+public func compareUTF8(_ a: String, _ pb: UnsafeBufferPointer<UInt8>) -> Int {
+    var a = a
+    return a.withUTF8 { pa in
+        let n = min(pa.count, pb.count)
+        let c = n == 0 ? 0 : memcmpBytes(pa, pb, n)
+        if c != 0 { return c < 0 ? -1 : 1 }
+        return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
+    }
+}
+
 /// Eight bytes of `b` from `offset` as a big-endian word, zero-padded past the end: words
 /// compare as the bytes do (up to the padding), so byte strings can be ordered by their
 /// leading words before their buffers are read.
