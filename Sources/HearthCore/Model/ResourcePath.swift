@@ -147,13 +147,8 @@ public func utf8Equal(_ a: String, _ b: String) -> Bool {
 /// Unsigned lexicographic comparison of UTF-8 bytes: -1, 0 or 1.
 @inline(__always)
 public func compareUTF8(_ a: String, _ b: String) -> Int {
-    var a = a, b = b
-    return a.withUTF8 { pa in b.withUTF8 { pb in
-        let n = min(pa.count, pb.count)
-        let c = n == 0 ? 0 : memcmpBytes(pa, pb, n)
-        if c != 0 { return c < 0 ? -1 : 1 }
-        return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
-    } }
+    var b = b
+    return b.withUTF8 { compareUTF8(a, $0) }
 }
 
 /// `compareUTF8` against bytes already in hand.

@@ -136,24 +136,7 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
     // MARK: - Lookup
 
     /// The value stored for `key`, or `nil` when the key is absent. O(log n).
-    public subscript(key: Key) -> Value? {
-        guard let root else { return nil }
-        // `self` keeps every node of this version alive (and frozen) during the call, so the
-        // walk can use unmanaged references and skip retain/release at each level.
-        var result: Value?
-        var node: Unmanaged<Node>? = .passUnretained(root)
-        while let current = node {
-            node = current._withUnsafeGuaranteedRef { n in
-                let i = lowerBound(n.keys, key)
-                if i < n.keys.count && n.keys.withUnsafeBufferPointer({ $0[i] == key }) {
-                    result = n.values[i]
-                    return nil
-                }
-                return n.isLeaf ? nil : .passUnretained(n.children[i])
-            }
-        }
-        return result
-    }
+    public subscript(key: Key) -> Value? { lookup(key)?.value }
 
     /// Where a lookup found a key: the child taken at each level above the node holding it
     /// (eight bits a level) and the key's index in that node. Valid until the map's shape
@@ -169,7 +152,8 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
     /// to it instead of searching again.
     func lookup(_ key: Key) -> (value: Value, position: Position?)? {
         guard let root else { return nil }
-        // Unretained, as in `subscript(key:)`: `self` keeps the nodes alive.
+        // `self` keeps every node of this version alive (and frozen) during the call, so the
+        // walk can use unmanaged references and skip retain/release at each level.
         var result: (value: Value, position: Position?)?
         var children: UInt64 = 0, depth = 0
         let expressible = maxKeys < 256
