@@ -20,14 +20,7 @@ enum FieldNameLayouts {
 
         /// The same names in the same order, compared byte-wise (as Firestore compares field
         /// names: "é" and "e\u{301}" are two names).
-        func matches(_ map: MapValue) -> Bool {
-            names.count == map.count && map.entries.withUnsafeBufferPointer { entries in
-                names.withUnsafeBufferPointer { names in
-                    for i in 0..<names.count where !utf8Equal(names[i], entries[i].key) { return false }
-                    return true
-                }
-            }
-        }
+        func matches(_ map: MapValue) -> Bool { map.hasNames(names) }
     }
 
     private static let recent = Mutex<[Layout]>([])
@@ -36,8 +29,10 @@ enum FieldNameLayouts {
     static func positions(of map: MapValue) -> [String: Int] {
         let hit = recent.withLock { layouts -> [String: Int]? in
             guard let i = layouts.indices.first(where: { layouts[$0].matches(map) }) else { return nil }
-            if i > 0 { layouts.swapAt(i, i - 1) }  // the layouts in use drift to the front
-            return layouts[i == 0 ? 0 : i - 1].positions
+            // The layouts in use drift to the front (past the first two: a document's and
+            // its nested map's, met in turn, stay where they are).
+            if i > 1 { layouts.swapAt(i, i - 1); return layouts[i - 1].positions }
+            return layouts[i].positions
         }
         if let hit { return hit }
         var positions = [String: Int](minimumCapacity: map.count)

@@ -125,6 +125,24 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
 
     public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
 
+    /// Whether the map's names are `names`, in order, byte for byte. Reads the names alone:
+    /// a name whose bits equal the other's (a small string, or the same storage) is equal
+    /// without reading its bytes, and no value is copied.
+    public func hasNames(_ names: [String]) -> Bool {
+        guard names.count == entries.count else { return false }
+        return entries.withUnsafeBytes { raw in
+            names.withUnsafeBufferPointer { names in
+                for i in 0..<names.count {
+                    // A tuple's first element is at its start.
+                    let key = raw.load(fromByteOffset: i * MemoryLayout<Entry>.stride, as: String.self)
+                    if unsafeBitCast(key, to: (UInt64, UInt64).self) != unsafeBitCast(names[i], to: (UInt64, UInt64).self)
+                        && !utf8Equal(key, names[i]) { return false }
+                }
+                return true
+            }
+        }
+    }
+
     /// Index of `key`, or where it would be inserted.
     @inline(__always)
     func search(_ key: String) -> (index: Int, found: Bool) {

@@ -145,6 +145,21 @@ struct MapValueTests {
         #expect(m.entries.map(\.key).map { Array($0.utf8) } == [Array("e\u{301}".utf8), Array("é".utf8)])
         #expect(m.entries.map(\.value) == [.integer(3), .integer(2)])
     }
+
+    @Test("hasNames: the same names in the same order, byte for byte, whatever their storage")
+    func hasNames() {
+        let long = "a field name longer than fifteen bytes"
+        let m = MapValue(unsortedEntries: [("b", .integer(1)), (long, .string("x")), ("é", .null)])
+        // Equal names in storage of their own (not the map's strings) still match.
+        let longCopy = String(decoding: Array(long.utf8), as: UTF8.self)
+        #expect(m.hasNames(["a field name longer than fifteen bytes", "b", "é"]))
+        #expect(m.hasNames([longCopy, "b", "é"]))
+        #expect(!m.hasNames([longCopy, "b", "e\u{301}"]))  // canonically equivalent, other bytes
+        #expect(!m.hasNames(["b", longCopy, "é"]))  // another order
+        #expect(!m.hasNames([longCopy, "b"]))
+        #expect(!m.hasNames([longCopy + "!", "b", "é"]))
+        #expect(MapValue().hasNames([]))
+    }
 }
 
 @Suite("GeoPoint")
