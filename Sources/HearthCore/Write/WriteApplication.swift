@@ -15,12 +15,14 @@ extension Write {
         case .set(let newFields):
             fields = newFields
         case .update(let newFields, let mask):
-            fields = current?.fields ?? MapValue()
+            // Copied before the first change by `MapValue.copy()`, rather than by the
+            // first change's copy-on-write (the stored version shares these entries).
+            fields = current?.fields.copy() ?? MapValue()
             for path in mask {
                 if let v = newFields.value(at: path) { fields.setValue(v, at: path) } else { fields.removeValue(at: path) }
             }
         case .transformOnly:
-            fields = current?.fields ?? MapValue()
+            fields = current?.fields.copy() ?? MapValue()
         }
         var results: [Value] = []
         results.reserveCapacity(transforms.count)
