@@ -265,8 +265,10 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
 /// `MapValue` and of the rules language's maps): its index, or where it would be inserted.
 /// It probes through a buffer pointer, reading each entry in place: `entries[mid]` would
 /// copy the (key, value) pair out, retaining and releasing both.
-/// The key's bytes are read once, not at every probe.
-@inline(__always)
+/// The key's bytes are read once, not at every probe. Inlinable, so the rules language's
+/// maps get a copy specialised for their values (generic, it copies each probed pair
+/// through the runtime's value witnesses).
+@inlinable @inline(__always)
 public func sortedEntryIndex<V>(of key: String, in entries: [(key: String, value: V)]) -> (index: Int, found: Bool) {
     var key = key
     return key.withUTF8 { key in
