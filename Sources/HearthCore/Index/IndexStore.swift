@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// The indexes a database state has materialised: for each index definition, a persistent
 /// sorted set of entry keys (`[collection path] + field encodings + document name`: the
 /// document's ID in a collection-scope index, its full path in a collection-group one) mapping
@@ -29,25 +32,83 @@ struct IndexStore: Sendable {
         return materialized[position].entries
     }
 
-    /// Builds `definition` from every document of its collection group in `documents`.
+    typealias Element = (key: IndexKey, value: Document)
+
+    /// Databases of at least this many documents build an index on two threads: below it,
+    /// handing half the work to another thread costs about what it saves.
+    static let parallelBuildMinimum = 4_096
+    /// The stretches of the document tree a parallel build hands out, one at a time, to
+    /// whichever thread is free: many, so that threads finish together even when the
+    /// group's documents fill only some of them (other collections' are skipped quickly).
+    static let parallelBuildChunks = 32
+
+    /// Builds `definition` from every document of its collection group in `documents`. In a
+    /// large database, two threads take stretches of the document tree in turn, each making
+    /// and sorting the entries of its own; the two sorted runs are then merged.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
         guard entries(definition) == nil else { return }
-        var elements: [(key: IndexKey, value: Document)] = []
+        var elements: [Element] = []
+        let splits = documents.count >= Self.parallelBuildMinimum ? documents.splitKeys(parts: Self.parallelBuildChunks) : []
+        if splits.isEmpty {
+            Self.appendEntries(of: definition, in: documents, from: nil, below: nil, to: &elements)
+            // Entry keys are unique (each ends with its document's name): sort, then build.
+            elements.sort { $0.key < $1.key }
+        } else {
+            let next = Atomic<Int>(0)
+            let runs = Mutex<[[Element]]>([[], []])
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                var run: [Element] = []
+                while true {
+                    // Stretch i runs from splits[i - 1] to splits[i]; the first and last, to the ends.
+                    let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard chunk <= splits.count else { break }
+                    Self.appendEntries(of: definition, in: documents, from: chunk == 0 ? nil : splits[chunk - 1],
+                                       below: chunk == splits.count ? nil : splits[chunk], to: &run)
+                }
+                run.sort { $0.key < $1.key }
+                runs.withLock { $0[thread] = run }
+            }
+            let (a, b) = runs.withLock { runs -> ([Element], [Element]) in
+                defer { runs = [] }  // leaves each run's only reference with the caller
+                return (runs[0], runs[1])
+            }
+            elements = Self.merged(a, b)
+        }
+        byGroup[definition.collectionGroup, default: []].append(materialized.count)
+        materialized.append((definition, Entries(sortedElements: consume elements)))
+    }
+
+    /// Appends the entries of `definition` for the documents of its group from `lower`
+    /// (included) to `upper` (excluded) in `documents`, unsorted; a nil bound is the map's end.
+    private static func appendEntries(of definition: IndexDefinition, in documents: PersistentSortedMap<DocumentKey, DocumentVersion>,
+                                      from lower: DocumentKey?, below upper: DocumentKey?, to elements: inout [Element]) {
         // Where each indexed field was in the previous document (most share one shape).
         var hints = [Int](repeating: 0, count: definition.fields.count)
         var scratch: [UInt8] = []
         let group = definition.collectionGroup
-        var it = documents.makeIterator()
+        var it = documents.elements(from: lower, inclusive: true, descending: false)
         // Read in place: no copy of each key and version out of the tree.
-        while it.withNext({ key, version in
+        while it.withNext({ key, version -> Bool in
+            if let upper, !(key < upper) { return false }
             // The group first: reading a document of another group would touch it for nothing.
-            guard utf8Equal(key.path.segments[key.path.count - 2], group), let doc = version.document else { return }
-            Self.forEachEntryKey(of: doc, key: key, in: definition, hints: &hints, scratch: &scratch) { elements.append(($0, doc)) }
-        }) != nil {}
-        // Entry keys are unique (each ends with its document's name): sort, then build.
-        elements.sort { $0.key < $1.key }
-        byGroup[definition.collectionGroup, default: []].append(materialized.count)
-        materialized.append((definition, Entries(sortedElements: consume elements)))
+            guard utf8Equal(key.path.segments[key.path.count - 2], group), let doc = version.document else { return true }
+            forEachEntryKey(of: doc, key: key, in: definition, hints: &hints, scratch: &scratch) { elements.append(($0, doc)) }
+            return true
+        }) == true {}
+    }
+
+    /// Two sorted runs of distinct keys as one, each element moved (not copied) into place,
+    /// the larger of the two runs' last elements first.
+    private static func merged(_ a: consuming [Element], _ b: consuming [Element]) -> [Element] {
+        var a = a, b = b
+        let n = a.count + b.count
+        return [Element](unsafeUninitializedCapacity: n) { out, initialized in
+            for k in stride(from: n - 1, through: 0, by: -1) {
+                let fromA = b.isEmpty || (!a.isEmpty && b[b.count - 1].key < a[a.count - 1].key)
+                out.initializeElement(at: k, to: fromA ? a.removeLast() : b.removeLast())
+            }
+            initialized = n
+        }
     }
 
     /// Keeps every materialised index of the document's collection group in step with one

@@ -243,6 +243,31 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
         return old
     }
 
+    /// Keys that cut the map into `parts` runs of about equal size, ascending; none when it
+    /// has fewer leaves than `parts`. They are picked evenly among the separators of the
+    /// leaves (in order, each lying between two leaves), and every leaf holds `maxKeys / 2`
+    /// to `maxKeys` keys, so the runs differ by at most about twice a leaf per separator
+    /// passed. For handing the parts of a large map to several threads.
+    func splitKeys(parts: Int) -> [Key] {
+        guard parts > 1, let root, !root.isLeaf else { return [] }
+        var separators: [Key] = []
+        func collect(_ node: Node) {
+            if node.children[0].isLeaf {
+                separators.append(contentsOf: node.keys)
+                return
+            }
+            for i in node.children.indices {
+                collect(node.children[i])
+                if i < node.keys.count { separators.append(node.keys[i]) }
+            }
+        }
+        collect(root)
+        let leaves = separators.count + 1
+        guard leaves >= parts else { return [] }
+        // The j-th key leaves j * leaves / parts leaves before it.
+        return (1..<parts).map { separators[$0 * leaves / parts - 1] }
+    }
+
     // MARK: - Iteration
 
     /// Returns an iterator over all elements in ascending key order.

@@ -606,3 +606,35 @@ struct PersistentSortedMapTests {
         #expect(doubled == 0)
     }
 }
+
+@Suite("PersistentSortedMap.splitKeys")
+struct PersistentSortedMapSplitTests {
+    @Test("keys that cut the map into runs of about equal size", arguments: [4, 63])
+    func balancedRuns(maxKeys: Int) {
+        for (n, shuffled) in [(5_000, true), (5_000, false), (777, true)] {
+            var map = IntMap(maxKeysPerNode: maxKeys)
+            if shuffled { map = makeMap(Array(0..<n), maxKeysPerNode: maxKeys) } else {
+                for k in 0..<n { map.updateValue(k, forKey: k) }  // ascending inserts leave leaves half full
+            }
+            for parts in [2, 8, 32] {
+                let splits = map.splitKeys(parts: parts)
+                if n / maxKeys < parts { continue }  // too few leaves: checked below
+                #expect(splits.count == parts - 1)
+                #expect(splits == splits.sorted() && Set(splits).count == splits.count)
+                // Run sizes: keys before the first split, between splits, after the last.
+                let bounds = [0] + splits + [n]
+                let sizes = zip(bounds, bounds.dropFirst()).map { $1 - $0 }
+                let even = n / parts
+                #expect(sizes.allSatisfy { $0 >= even / 3 && $0 <= even * 3 }, "n \(n) parts \(parts): \(sizes)")
+            }
+        }
+    }
+
+    @Test("no keys when the map has fewer leaves than parts")
+    func tooFewLeaves() {
+        #expect(IntMap().splitKeys(parts: 2).isEmpty)
+        #expect(makeMap(Array(0..<10)).splitKeys(parts: 2).isEmpty)  // one leaf
+        #expect(makeMap(Array(0..<10), maxKeysPerNode: 4).splitKeys(parts: 2).count == 1)
+        #expect(makeMap(Array(0..<1000)).splitKeys(parts: 1).isEmpty)
+    }
+}
