@@ -38,7 +38,7 @@ import Testing
 
     @Test("a parallel build holds exactly the entries made document by document", arguments: definitions)
     func parallelBuildMatchesDocumentByDocument(definition: IndexDefinition) throws {
-        let documents = Self.documents(count: IndexStore.parallelBuildMinimum + 1_000)
+        let documents = Self.documents(count: max(5_000, IndexStore.parallelBuildMinimum))
         #expect(documents.splitKeys(parts: IndexStore.parallelBuildChunks).count == IndexStore.parallelBuildChunks - 1)
         var expected: [(key: IndexKey, path: ResourcePath)] = []
         var noHints: [Int] = [], scratch: [UInt8] = []
