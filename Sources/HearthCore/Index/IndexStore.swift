@@ -48,33 +48,26 @@ struct IndexStore: Sendable {
     /// and sorting the entries of its own; the two sorted runs are then merged.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
         guard entries(definition) == nil else { return }
-        var elements: [Element] = []
         let splits = documents.count >= Self.parallelBuildMinimum ? documents.splitKeys(parts: Self.parallelBuildChunks) : []
-        if splits.isEmpty {
-            Self.appendEntries(of: definition, in: documents, from: nil, below: nil, to: &elements)
+        let threads = splits.isEmpty ? 1 : 2
+        let next = Atomic<Int>(0)
+        let runs = Mutex<[[Element]]>(Array(repeating: [], count: threads))
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var run: [Element] = []
+            while true {
+                // Stretch i runs from splits[i - 1] to splits[i]; the first and last, to the ends.
+                let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard chunk <= splits.count else { break }
+                Self.appendEntries(of: definition, in: documents, from: chunk == 0 ? nil : splits[chunk - 1],
+                                   below: chunk == splits.count ? nil : splits[chunk], to: &run)
+            }
             // Entry keys are unique (each ends with its document's name): sort, then build.
-            elements.sort { $0.key < $1.key }
-        } else {
-            let next = Atomic<Int>(0)
-            let runs = Mutex<[[Element]]>([[], []])
-            DispatchQueue.concurrentPerform(iterations: 2) { thread in
-                var run: [Element] = []
-                while true {
-                    // Stretch i runs from splits[i - 1] to splits[i]; the first and last, to the ends.
-                    let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard chunk <= splits.count else { break }
-                    Self.appendEntries(of: definition, in: documents, from: chunk == 0 ? nil : splits[chunk - 1],
-                                       below: chunk == splits.count ? nil : splits[chunk], to: &run)
-                }
-                run.sort { $0.key < $1.key }
-                runs.withLock { $0[thread] = run }
-            }
-            let (a, b) = runs.withLock { runs -> ([Element], [Element]) in
-                defer { runs = [] }  // leaves each run's only reference with the caller
-                return (runs[0], runs[1])
-            }
-            elements = Self.merged(a, b)
+            run.sort { $0.key < $1.key }
+            runs.withLock { $0[thread] = run }
         }
+        // Taken out of the lock's array, so each run's only reference is the caller's.
+        var sorted = runs.withLock { runs in defer { runs = [] }; return runs }
+        let elements = sorted.count == 1 ? sorted.removeLast() : Self.merged(sorted.removeFirst(), sorted.removeLast())
         byGroup[definition.collectionGroup, default: []].append(materialized.count)
         materialized.append((definition, Entries(sortedElements: consume elements)))
     }
