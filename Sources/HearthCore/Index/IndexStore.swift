@@ -112,6 +112,9 @@ struct IndexStore: Sendable {
     mutating func update(_ key: DocumentKey, from before: Document?, to after: Document?, changedPaths: [FieldPath]? = nil) {
         guard !byGroup.isEmpty, let group = byGroup[key.path.segments[key.path.count - 2]] else { return }
         let changedInPlace = before != nil && after != nil
+        // One buffer for every key made here, with room for most keys from the start.
+        var noHints: [Int] = [], scratch: [UInt8] = []
+        scratch.reserveCapacity(64)
         for position in group {
             let definition = materialized[position].definition
             if changedInPlace, let changedPaths,
@@ -125,14 +128,13 @@ struct IndexStore: Sendable {
             guard let before else {
                 // A new document: its entries go in as they are made.
                 guard let after else { continue }
-                var noHints: [Int] = [], scratch: [UInt8] = []
                 Self.forEachEntryKey(of: after, key: key, in: definition, hints: &noHints, scratch: &scratch) {
                     materialized[position].entries.updateValue(after, forKey: $0)
                 }
                 continue
             }
-            let old = Self.entryKeys(for: before, key: key, in: definition)
-            let new = after.map { Self.entryKeys(for: $0, key: key, in: definition) } ?? []
+            let old = Self.entryKeys(for: before, key: key, in: definition, scratch: &scratch)
+            let new = after.map { Self.entryKeys(for: $0, key: key, in: definition, scratch: &scratch) } ?? []
             if old == new { continue }
             for entry in old where !new.contains(entry) { materialized[position].entries.removeValue(forKey: entry) }
             for entry in new where !old.contains(entry) { materialized[position].entries.updateValue(after!, forKey: entry) }
@@ -140,8 +142,9 @@ struct IndexStore: Sendable {
     }
 
     /// The entry keys of `document` in `definition` (see `forEachEntryKey`).
-    static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition) -> [IndexKey] {
-        var noHints: [Int] = [], scratch: [UInt8] = [], keys: [IndexKey] = []
+    private static func entryKeys(for document: Document, key: DocumentKey, in definition: IndexDefinition,
+                                  scratch: inout [UInt8]) -> [IndexKey] {
+        var noHints: [Int] = [], keys: [IndexKey] = []
         forEachEntryKey(of: document, key: key, in: definition, hints: &noHints, scratch: &scratch) { keys.append($0) }
         return keys
     }
