@@ -253,9 +253,8 @@ extension IndexConfiguration {
     /// `__name__` in the direction of its last ordered field).
     static func withoutImpliedName(_ fields: [IndexDefinition.Field]) -> [IndexDefinition.Field] {
         guard let last = fields.last, last.path.isDocumentName else { return fields }
-        let rest = Array(fields.dropLast())
-        let implied = IndexDefinition(collectionGroup: "", fields: rest).nameDescending
-        return (last.kind == .descending) == implied ? rest : fields
+        let rest = fields.dropLast()
+        return (last.kind == .descending) == IndexDefinition.nameDescending(after: rest) ? Array(rest) : fields
     }
 
     /// The fields as the file holds them: an index of `__name__` alone keeps it.

@@ -49,7 +49,10 @@ public struct IndexDefinition: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the trailing `__name__` runs descending (it follows the last ordered field).
-    public var nameDescending: Bool {
+    public var nameDescending: Bool { Self.nameDescending(after: fields) }
+
+    /// Whether `__name__` runs descending after `fields` (the direction of the last ordered one).
+    static func nameDescending(after fields: some BidirectionalCollection<Field>) -> Bool {
         fields.last(where: { $0.kind == .ascending || $0.kind == .descending })?.kind == .descending
     }
 

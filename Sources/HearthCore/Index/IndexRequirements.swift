@@ -107,28 +107,30 @@ public enum IndexRequirements {
         }
 
         let ordered = IndexConfiguration.withoutImpliedName(order)
-        let orderedNonName = ordered.filter { !$0.path.isDocumentName }
         // The single-field indexes that serve the disjunct when it needs no composite one.
         var single: [Field]?
-        if orderedNonName.isEmpty {
+        if ordered.allSatisfy(\.path.isDocumentName) {
             let nameKind = order.first(where: \.path.isDocumentName)?.kind ?? .ascending
             single = equalities.map { Field($0, nameKind) } + (contains.map { [Field($0, .contains)] } ?? [])
         } else if prefix.isEmpty, ordered.count == 1 {
             single = ordered
         }
 
-        let queryFields = (prefix + order).map(\.path)
         // Rule 7: single-field indexes still do when one field is aggregated and nothing else
         // is constrained; otherwise the aggregated fields join a composite index.
-        if var single {
-            let others = queryFields.filter { !$0.isDocumentName && !aggregated.contains($0) }
-            if aggregated.count <= 1 && (aggregated.isEmpty || others.isEmpty) {
-                if let a = aggregated.first, !single.contains(where: { $0.path == a }) { single.append(Field(a, .ascending)) }
-                return single.filter { !served($0, group: group, scope: scope, configuration: configuration) }
-                    .map { IndexDefinition(collectionGroup: group, scope: scope, fields: [$0]) }
+        // (The prefix never holds `__name__`.)
+        func constrains(_ f: FieldPath) -> Bool { prefix.contains { $0.path == f } || order.contains { $0.path == f } }
+        func constrainsNothingBut(_ a: FieldPath) -> Bool {
+            !prefix.contains { $0.path != a } && !order.contains { !$0.path.isDocumentName && $0.path != a }
+        }
+        if var single, aggregated.isEmpty || (aggregated.count == 1 && constrainsNothingBut(aggregated[0])) {
+            if let a = aggregated.first, !single.contains(where: { $0.path == a }) { single.append(Field(a, .ascending)) }
+            return single.compactMap { field in
+                served(field, group: group, scope: scope, configuration: configuration)
+                    ? nil : IndexDefinition(collectionGroup: group, scope: scope, fields: [field])
             }
         }
-        let extra = aggregated.filter { !queryFields.contains($0) }.map { Field($0, .ascending) }
+        let extra = aggregated.filter { !constrains($0) }.map { Field($0, .ascending) }
         return composite(IndexConfiguration.withoutImpliedName(prefix + order) + extra)
     }
 

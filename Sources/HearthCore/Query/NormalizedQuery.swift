@@ -1,8 +1,9 @@
 /// A validated query in the form the planner, the executor and the index analysis work on:
 /// production's checks applied with its messages, the normalised order (explicit order-bys,
 /// then inequality fields, then summed or averaged fields, then `__name__`) and the filter in
-/// disjunctive normal form.
-public struct NormalizedQuery: Sendable {
+/// disjunctive normal form. Immutable, and a class: the planner, the executor, the index
+/// analysis, transactions and listeners all hold it without copying its arrays.
+public final class NormalizedQuery: Sendable {
     public let query: StructuredQuery
     public let database: DatabaseID
     /// The filter with document-name operands made comparable (see `queryPlaceholder`).
@@ -56,34 +57,35 @@ public struct NormalizedQuery: Sendable {
         self.inequalityFields = inequality
         var order = query.orderBy
         // A query names a handful of fields: arrays, searched linearly, cost less than sets.
-        let equalityFields = Self.topLevelConjuncts(filter).compactMap { f -> FieldPath? in
-            if case .field(let p, .equal, _) = f { return p }
-            if case .unary(let p, .isNull) = f { return p }
-            if case .unary(let p, .isNaN) = f { return p }
-            return nil
-        }
-        for o in order where equalityFields.contains(o.field) && !o.field.isDocumentName {
-            throw .invalidArgument("order by clause cannot contain a field with an equality filter \(o.field)")
-        }
-        var seen: [FieldPath] = []
-        for o in order {
-            if seen.contains(o.field) { throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field)") }
-            seen.append(o.field)
-        }
-        let direction = order.last?.descending ?? false
-        for f in inequality.sorted() where !seen.contains(f) && !f.isDocumentName {
-            order.append(Ordering(f, descending: direction))
-            seen.append(f)
-        }
-        if query.startAt == nil && query.endAt == nil {
-            for f in aggregatedFields.sorted() where !seen.contains(f) && !f.isDocumentName {
-                order.append(Ordering(f, descending: direction))
-                seen.append(f)
+        if !order.isEmpty {
+            let equalityFields = Self.topLevelConjuncts(filter).compactMap { f -> FieldPath? in
+                if case .field(let p, .equal, _) = f { return p }
+                if case .unary(let p, .isNull) = f { return p }
+                if case .unary(let p, .isNaN) = f { return p }
+                return nil
+            }
+            for o in order where equalityFields.contains(o.field) && !o.field.isDocumentName {
+                throw .invalidArgument("order by clause cannot contain a field with an equality filter \(o.field)")
             }
         }
-        if !seen.contains(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
+        for (i, o) in order.enumerated() where order[..<i].contains(where: { $0.field == o.field }) {
+            throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field)")
+        }
+        // Implicit entries: each at most once, `order` itself being the fields seen so far.
+        order.reserveCapacity(order.count + inequality.count + aggregatedFields.count + 1)
+        func orders(_ f: FieldPath) -> Bool { order.contains { $0.field == f } }
+        let direction = order.last?.descending ?? false
+        for f in inequality.count > 1 ? inequality.sorted() : inequality where !orders(f) && !f.isDocumentName {
+            order.append(Ordering(f, descending: direction))
+        }
+        if query.startAt == nil && query.endAt == nil && !aggregatedFields.isEmpty {
+            for f in aggregatedFields.sorted() where !orders(f) && !f.isDocumentName {
+                order.append(Ordering(f, descending: direction))
+            }
+        }
+        if !orders(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
         self.orderBy = order
-        self.orderedFields = order.map(\.field).filter { !$0.isDocumentName }
+        self.orderedFields = order.compactMap { $0.field.isDocumentName ? nil : $0.field }
 
         if query.isKindless {
             // A query over every collection (what recursive deletes send) may only constrain
@@ -226,10 +228,23 @@ public struct NormalizedQuery: Sendable {
                 return acc
             }
         }
-        let dnf = expand(f)
+        // An AND of leaves that expand to themselves is one disjunct as it is (no products).
+        func expandsToItself(_ f: QueryFilter) -> Bool {
+            switch f {
+            case .field(_, .in, _), .field(_, .arrayContainsAny, _), .composite: false
+            case .field, .unary: true
+            }
+        }
+        let dnf: [[QueryFilter]]
+        if case .composite(.and, let children) = f, children.allSatisfy(expandsToItself) {
+            dnf = [children]
+        } else {
+            dnf = expand(f)
+        }
         for conj in dnf {
-            let arrayFilters = conj.filter { if case .field(_, .arrayContains, _) = $0 { return true } else { return false } }
-            if arrayFilters.count > 1 {
+            var arrayFilters = 0
+            for leaf in conj { if case .field(_, .arrayContains, _) = leaf { arrayFilters += 1 } }
+            if arrayFilters > 1 {
                 throw .invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
             }
         }

@@ -63,6 +63,7 @@ struct QueryExecutor {
 
     private func scan(_ plan: QueryPlan, limit: Int?) -> [Document] {
         var out: [Document] = []
+        if let limit { out.reserveCapacity(min(limit, 256)) }
         switch plan.source {
         case .lookup(let paths):
             for path in paths {

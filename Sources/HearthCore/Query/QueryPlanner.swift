@@ -53,7 +53,8 @@ enum QueryPlanner {
         // Inclusive range filters on the first ordered field are settled too when the scan
         // runs in order: they become its seek and stop keys (below), which include exactly
         // the entries whose values satisfy them.
-        let firstOrdered = query.orderBy.first { !$0.field.isDocumentName }?.field
+        let firstOrdering = query.orderBy.first { !$0.field.isDocumentName }
+        let firstOrdered = firstOrdering?.field
         var rangeBoundsScan = false
         for leaf in conjunction {
             let e: (IndexDefinition.Field, Value)?
@@ -82,13 +83,16 @@ enum QueryPlanner {
         equalities.sort { $0.field.path < $1.field.path || ($0.field.path == $1.field.path && $0.field.kind == .contains) }
 
         let order = query.orderBy
-        let ordered = order.filter { !$0.field.isDocumentName }
         let nameLast = order.last!.field.isDocumentName
-        let fields = equalities.map(\.field) + ordered.map { IndexDefinition.Field($0.field, $0.descending ? .descending : .ascending) }
+        var fields: [IndexDefinition.Field] = []
+        fields.reserveCapacity(equalities.count + order.count)
+        for e in equalities { fields.append(e.field) }
+        for o in order where !o.field.isDocumentName { fields.append(.init(o.field, o.descending ? .descending : .ascending)) }
         let definition = IndexDefinition(collectionGroup: q.collectionID, scope: q.allDescendants ? .collectionGroup : .collection, fields: fields)
         let inOrder = nameLast && order.last!.descending == definition.nameDescending
 
         var prefix: [UInt8] = []
+        prefix.reserveCapacity(64)
         if definition.scope == .collection {
             IndexKeyEncoding.encodePath(q.collectionPath, into: &prefix)
         } else if fields.isEmpty {
@@ -97,7 +101,11 @@ enum QueryPlanner {
         }
         for e in equalities { IndexKeyEncoding.encode(e.value, into: &prefix) }
 
-        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: [prefix], ordered: inOrder,
+        // The prefix, a range filter's bound and an end cursor: room for three.
+        var stops: [[UInt8]] = []
+        stops.reserveCapacity(3)
+        stops.append(prefix)
+        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: stops, ordered: inOrder,
                              filterSettled: filterSettled)
         guard inOrder else {
             if rangeBoundsScan { plan.filterSettled = false }
@@ -105,7 +113,7 @@ enum QueryPlanner {
         }
 
         // Range filters on the first ordered field bound the scan.
-        if let first = ordered.first {
+        if let first = firstOrdering {
             var low: [UInt8]? = nil, high: [UInt8]? = nil
             for leaf in conjunction {
                 guard case .field(let f, let op, let v) = leaf, f == first.field, op.isRange, !v.isNaN else { continue }
