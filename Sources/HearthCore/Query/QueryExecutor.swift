@@ -80,12 +80,29 @@ struct QueryExecutor {
             var it = entries.elements(from: IndexKey(plan.seek), inclusive: true, descending: false)
             let stops = plan.stops.map(IndexKey.init)
             let documents = state.documents
+            // The documents an index scan returns are spread over the heap, so reading each
+            // one's replaced flag is a cache miss; one after another, they would wait in turn.
+            // So the flags of the next entries in the leaf (as many as the limit may still
+            // want) are read together first — their misses overlap — into `aheadReplaced`
+            // (bit 0: the next entry's), and the document reads after them hit the cache.
+            var aheadCount = 0, aheadReplaced: UInt64 = 0
             scanning: while true {
+                if aheadCount == 0 {
+                    let wanted = min(Self.readAhead, limit.map { $0 - out.count } ?? Self.readAhead)
+                    (aheadCount, aheadReplaced) = it.withUpcomingValuesInLeaf { upcoming in
+                        let n = min(upcoming.count, wanted)
+                        var mask: UInt64 = 0
+                        for i in 0..<n where upcoming[i].isReplaced { mask |= 1 << UInt64(i) }
+                        return (n, mask)
+                    }
+                }
+                let readAhead = aheadCount > 0, replacedAhead = aheadReplaced & 1 != 0
+                if readAhead { aheadCount -= 1; aheadReplaced >>= 1 }
                 // The entry is read in place: past a stop, or the document's current version
                 // (the entry's own unless a later commit replaced it).
                 let entry = it.withNext { (key, document) -> (stop: Bool, document: Document?) in
                     for stop in stops where key.sortsAfter(stop) { return (true, nil) }
-                    guard document.isReplaced else { return (false, document) }
+                    guard readAhead ? replacedAhead : document.isReplaced else { return (false, document) }
                     return (false, documents[DocumentKey(document.path)]?.document)
                 }
                 guard let entry, !entry.stop else { break }
@@ -101,6 +118,9 @@ struct QueryExecutor {
         }
         return out
     }
+
+    /// How many entries ahead an index scan reads its documents' replaced flags (at most 64).
+    private static let readAhead = 16
 
     /// Without indexes: every document of the collection (group) as of `readTime`.
     private func scanAll() -> [Document] {

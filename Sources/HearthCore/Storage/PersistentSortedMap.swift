@@ -370,6 +370,17 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
             return keys.withUnsafeBufferPointer { k in values.withUnsafeBufferPointer { v in body(k[i], v[i]) } }
         }
 
+        /// Calls `body` with the values the next calls to `next` or `withNext` will produce
+        /// from the current leaf (possibly none: the leaf is exhausted), in key order: the
+        /// first comes next when ascending, the last when descending. For a scan to read what
+        /// they reference ahead of time, all at once: independent loads that miss the cache
+        /// then wait together rather than one after another.
+        public func withUpcomingValuesInLeaf<R>(_ body: (UnsafeBufferPointer<Value>) -> R) -> R {
+            values.withUnsafeBufferPointer { v in
+                body(UnsafeBufferPointer(rebasing: descending ? v[..<position] : v[position...]))
+            }
+        }
+
         /// The current leaf is exhausted: produce the next separator key from the nearest
         /// ancestor that has one left, and move to the edge leaf of the subtree that follows it.
         private mutating func nextFromAncestors() -> (key: Key, value: Value)? {

@@ -228,6 +228,31 @@ import Testing
         #expect(try ids(db, q) == ["doc3", "doc6", "doc1"])
     }
 
+    /// An update that leaves an index's fields alone leaves its entries holding the replaced
+    /// version; a scan must still return each document's current one, wherever such entries
+    /// fall among those whose flags it reads ahead (an irregular pattern over several leaves).
+    @Test func indexScansReturnCurrentVersionsOfReplacedEntries() throws {
+        let db = try makeQueryDatabase((0..<300).map { n in
+            (String(format: "c/d%03d", n), testFields(["k": i(Int64(n % 2)), "v": i(0)]))
+        })
+        let even = testQuery("c", where: field("k", .equal, i(0)))
+        #expect(try ids(db, even).count == 150)  // materialises the index on k
+        let updated = (0..<300).filter { $0 % 3 == 0 || $0 % 7 == 0 }
+        try db.commit(updated.map { n in
+            Write.update(testPath(String(format: "c/d%03d", n)), testFields(["v": i(Int64(n))]), mask: [testFieldPath("v")])
+        })
+        for limit in [nil, 1, 5, 16, 17, 40, 150] as [Int?] {
+            var q = even
+            q.limit = limit
+            let docs = try db.runQuery(q).documents
+            #expect(docs.count == limit ?? 150)
+            for doc in docs {
+                let n = Int(doc.id.dropFirst())!
+                #expect(doc.fields.value(at: testFieldPath("v")) == i(Int64(updated.contains(n) ? n : 0)), "\(doc.id), limit \(String(describing: limit))")
+            }
+        }
+    }
+
     @Test func kindlessQueriesListASubtree() throws {
         let db = try makeQueryDatabase(["u/a", "u/a/posts/p1", "u/a/posts/p1/comments/c1", "u/a/likes/l1", "u/b", "u/b/posts/p2", "v/x"].map { ($0, testFields(["v": i(1)])) })
         // What recursive deletes send: every document under u/a, whatever its collection.

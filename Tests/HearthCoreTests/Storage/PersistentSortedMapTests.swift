@@ -167,6 +167,29 @@ struct PersistentSortedMapTests {
         #expect(keys(strings.elements(from: nil, inclusive: false, descending: true)) == words.sorted().reversed())
     }
 
+    /// The upcoming values of the current leaf are exactly what iteration produces next from
+    /// it: in key order, the first next when ascending, the last when descending.
+    @Test func upcomingValuesInLeafAreWhatComesNext() {
+        let all = Array(0..<500)
+        for fanout in [3, 7, IntMap.defaultMaxKeysPerNode] {
+            let map = makeMap(all, maxKeysPerNode: fanout)
+            for descending in [false, true] {
+                var it = map.elements(from: 123, inclusive: true, descending: descending)
+                var produced: [Int] = []
+                while true {
+                    let upcoming = it.withUpcomingValuesInLeaf { Array($0) }
+                    let next = (0..<upcoming.count).compactMap { _ in it.next()?.value }
+                    #expect(next == (descending ? upcoming.reversed() : upcoming))
+                    produced += next
+                    // An exhausted leaf: the next element comes from an ancestor (or none).
+                    guard let (_, value) = it.next() else { break }
+                    produced.append(value)
+                }
+                #expect(produced == (descending ? all.prefix(124).reversed() : Array(all.dropFirst(123))).map { $0 * 10 })
+            }
+        }
+    }
+
     @Test(arguments: [1, 2, 5, 64, 2000])
     func rangeBoundaries(size: Int) {
         // Keys 0, 2, 4, …: odd bounds fall between keys, -1 and 2 * size are outside.
