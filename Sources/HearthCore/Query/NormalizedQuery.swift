@@ -78,7 +78,7 @@ public final class NormalizedQuery: Sendable {
         for f in inequality.count > 1 ? inequality.sorted() : inequality where !orders(f) && !f.isDocumentName {
             order.append(Ordering(f, descending: direction))
         }
-        if query.startAt == nil && query.endAt == nil && !aggregatedFields.isEmpty {
+        if query.startAt == nil && query.endAt == nil {
             for f in aggregatedFields.sorted() where !orders(f) && !f.isDocumentName {
                 order.append(Ordering(f, descending: direction))
             }

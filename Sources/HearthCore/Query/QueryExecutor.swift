@@ -96,13 +96,14 @@ struct QueryExecutor {
                         return (n, mask)
                     }
                 }
-                let readAhead = aheadCount > 0, replacedAhead = aheadReplaced & 1 != 0
-                if readAhead { aheadCount -= 1; aheadReplaced >>= 1 }
+                // The next entry's flag, when it was read ahead.
+                let flagRead = aheadCount > 0, replaced = aheadReplaced & 1 != 0
+                if flagRead { aheadCount -= 1; aheadReplaced >>= 1 }
                 // The entry is read in place: past a stop, or the document's current version
                 // (the entry's own unless a later commit replaced it).
                 let entry = it.withNext { (key, document) -> (stop: Bool, document: Document?) in
                     for stop in stops where key.sortsAfter(stop) { return (true, nil) }
-                    guard readAhead ? replacedAhead : document.isReplaced else { return (false, document) }
+                    guard flagRead ? replaced : document.isReplaced else { return (false, document) }
                     return (false, documents[DocumentKey(document.path)]?.document)
                 }
                 guard let entry, !entry.stop else { break }

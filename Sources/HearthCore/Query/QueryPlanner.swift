@@ -54,7 +54,6 @@ enum QueryPlanner {
         // runs in order: they become its seek and stop keys (below), which include exactly
         // the entries whose values satisfy them.
         let firstOrdering = query.orderBy.first { !$0.field.isDocumentName }
-        let firstOrdered = firstOrdering?.field
         var rangeBoundsScan = false
         for leaf in conjunction {
             let e: (IndexDefinition.Field, Value)?
@@ -66,7 +65,7 @@ enum QueryPlanner {
             default: e = nil
             }
             guard let e, !equalities.contains(where: { $0.field == e.0 }) else {
-                if case .field(let f, let op, let v) = leaf, f == firstOrdered,
+                if case .field(let f, let op, let v) = leaf, f == firstOrdering?.field,
                    op == .greaterThanOrEqual || op == .lessThanOrEqual, Self.settlesByEncoding(v) {
                     rangeBoundsScan = true
                 } else {
