@@ -220,6 +220,10 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
     return results
 }
 
+if CommandLine.arguments.dropFirst().first == "--server" {
+    exit(ServerBenchmark.main(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 var sizes = [10_000, 100_000]
 var seed: UInt64 = 42
 var json = false
@@ -244,6 +248,7 @@ while let arg = args.popFirst() {
         print("""
             usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)
                    hearth-bench --rules | --rest
+                   hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
                    hearth-bench --history [--updates N] [--limit MIB|none]   (default: 1200000 updates, 128 MiB)
             """)
         exit(0)
