@@ -202,6 +202,9 @@ enum ServerBenchmark {
                 for round in 1...options.rounds {
                     for server in servers where broken["\(w.kind.rawValue)/\(server.label)"] == nil {
                         done += 1
+                        // A server may still be working off the last run's backlog (h2load
+                        // left, the queued calls did not): that would be charged to the next.
+                        settle(servers)
                         let r = try LoadRun.run(w, on: server, connections: shape.connections, streams: shape.streams,
                                                 seconds: options.seconds, warmUp: round == 1 ? options.warmUp : 0,
                                                 bodyFile: bodyFiles[w.kind]!)
@@ -236,6 +239,18 @@ enum ServerBenchmark {
         let memory = servers.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
         printTable(options: options, servers: servers, workloads: workloads, results: results, broken: broken,
                    fanouts: fanouts, fanoutErrors: fanoutErrors, memory: memory)
+    }
+
+    /// Waits (up to a minute) until no server uses more than 5% of a core.
+    private static func settle(_ servers: [ServerUnderTest]) {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let before = servers.map { $0.cpuSeconds() ?? 0 }
+            usleep(250_000)
+            let busy = zip(servers, before).contains { server, cpu in (server.cpuSeconds() ?? 0) - cpu > 0.0125 }
+            if !busy { return }
+        }
+        progress("note: a server was still busy after a minute; measuring anyway")
     }
 
     private static func median(_ values: [Double]) -> Double {
