@@ -23,7 +23,9 @@ let package = Package(
         .target(name: "HearthRules", dependencies: ["HearthCore"]),
         // The server by layer: transport (sockets, HTTP/1.1, HTTP/2) below gRPC (framing,
         // calls, the protobuf wire codec) below the Firestore service (REST, gRPC handlers).
-        .target(name: "HearthTransport"),
+        // epoll's declarations, which Glibc's Swift module leaves out (a header, no code).
+        .target(name: "CHearthEpoll"),
+        .target(name: "HearthTransport", dependencies: ["CHearthEpoll"]),
         .target(name: "HearthGRPC", dependencies: ["HearthTransport"]),
         .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC"]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer"]),
