@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "HearthGRPC", dependencies: ["HearthTransport"]),
         .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC"]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer"]),
-        .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer"]),
+        .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer", "HearthGRPC"]),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(name: "HearthTests", dependencies: ["Hearth", "HearthCore"]),
         .testTarget(name: "ScenarioTests", dependencies: ["FirebaseFirestore"]),

@@ -10,7 +10,7 @@ enum ServeCommand {
     static let usage = """
         usage: hearth serve [--host H] [--port N] [--project P] [--seed FILE] [--indexes FILE]
                             [--index-mode enforce|warn|off|learn] [--ready-file PATH]
-                            [--rules FILE] [--workspace DIR]
+                            [--rules FILE] [--workspace DIR] [--history-limit SIZE]
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
           --port        port (default 8080; 0 picks a free one)
           --project     project id the seed is loaded into (default demo-hearth)
@@ -21,6 +21,10 @@ enum ServeCommand {
           --rules       Firestore security rules enforced for --project (all its databases)
           --workspace   a project folder: its firestore.rules, firestore.indexes.json and
                         documents.json (each where present) for --project
+          --history-limit  memory for past document versions (reads at an earlier read
+                        time, one hour kept); past it the oldest go first and a read older
+                        than what is left gets FAILED_PRECONDITION (default 128MiB;
+                        bytes, or K/M/G)
 
         With no --seed/--indexes/--rules in a checkout with Seeds/<app>/, every documented app
         is loaded as project demo-<app>, with Rules/<app>.rules when present.
@@ -31,6 +35,7 @@ enum ServeCommand {
         var host = "127.0.0.1", port = 8080, project = "demo-hearth"
         var seed: String?, indexes: String?, indexMode: IndexMode?, readyFile: String?
         var rules: String?, workspace: String?
+        var historyLimit = VersionHistoryBudget.defaultLimit
         var i = 0
         func value() -> String? {
             i += 1
@@ -59,6 +64,9 @@ enum ServeCommand {
             case "--ready-file": readyFile = v
             case "--rules": rules = v
             case "--workspace": workspace = v
+            case "--history-limit":
+                guard let n = ByteSize.parse(v) else { return fail("--history-limit must be a size (bytes, or with K, M or G), got '\(v)'") }
+                historyLimit = n
             default: return fail("unknown flag '\(flag)'")
             }
             i += 1
@@ -86,7 +94,7 @@ enum ServeCommand {
             guard let data = FileManager.default.contents(atPath: indexes) else { return fail("cannot read \(indexes)") }
             do { configuration = try IndexConfiguration(json: data) } catch { return fail("\(indexes): \(error.message)") }
         }
-        let state = EmulatorState(indexes: configuration, indexMode: indexMode)
+        let state = EmulatorState(indexes: configuration, indexMode: indexMode, historyLimit: historyLimit)
         if let rules {
             guard let source = FileManager.default.contents(atPath: rules).flatMap({ String(data: $0, encoding: .utf8) }) else {
                 return fail("cannot read \(rules)")

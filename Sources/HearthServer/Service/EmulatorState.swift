@@ -25,9 +25,12 @@ public final class EmulatorState: Sendable {
     ///   - indexes: declared composite indexes for every database (`--indexes`).
     ///   - indexMode: how missing indexes are reported (`--index-mode`); the core default
     ///     when nil (`enforce` with declared indexes, else `warn`).
-    public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
+    ///   - historyLimit: the bytes every database's past versions may take together
+    ///     (`--history-limit`).
+    public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
+                historyLimit: Int = VersionHistoryBudget.defaultLimit) {
         clock = EmulatorClock()
-        registry = DatabaseRegistry(clock: clock)
+        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit))
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 
