@@ -42,10 +42,10 @@ extension Database {
         }
         let started = DispatchTime.now().uptimeNanoseconds
         let run = PipelineRun(database: id, state: state, readTime: pastTime, now: clock.now().truncatedToMicroseconds)
-        var head: (rows: [PipelineRow], steps: Int)?
+        var head: (rows: [PipelineRow], steps: Int, residual: [PipelineValue])?
         let queryHead = pastTime == nil ? PipelineQueryHead(plan) : nil
         if let queryHead, let rows = try? headRows(queryHead, state: &state) {
-            head = (rows, queryHead.steps)
+            head = (rows, queryHead.steps, queryHead.residual)
         }
         var executor = PipelineExecutor(run: PipelineRun(database: id, state: state, readTime: pastTime, now: run.now))
         let rows: [PipelineRow]

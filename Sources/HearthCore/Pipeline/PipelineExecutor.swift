@@ -12,15 +12,21 @@ struct PipelineExecutor {
 
     /// The rows of `plan`. `enclosing`: the row of the outer pipeline a nested pipeline runs
     /// for (its variables are in scope; `subcollection` reads under its document).
-    /// `head`: rows (and the number of steps they already account for) from an index scan.
+    /// `head`: rows from an index scan, the number of steps they account for, and the
+    /// conditions of those steps still to apply to them.
     mutating func execute(_ plan: PipelinePlan, enclosing: PipelineScope? = nil,
-                          head: (rows: [PipelineRow], steps: Int)? = nil) throws(PipelineFailure) -> [PipelineRow] {
+                          head: (rows: [PipelineRow], steps: Int, residual: [PipelineValue])? = nil) throws(PipelineFailure) -> [PipelineRow] {
         var rows = head?.rows ?? []
         let outer = enclosing?.variables ?? [:]
         func scope(_ row: PipelineRow) -> PipelineScope {
             var s = PipelineScope(row: row, variables: outer, run: run)
             if !row.variables.isEmpty { for (k, v) in row.variables { s.variables[k] = v } }
             return s
+        }
+        for condition in head?.residual ?? [] {
+            var kept: [PipelineRow] = []
+            for row in rows where try condition.matches(scope(row)) { kept.append(row) }
+            rows = kept
         }
         for step in plan.steps.dropFirst(head?.steps ?? 0) {
             switch step {
@@ -228,8 +234,8 @@ struct PipelineExecutor {
         }
     }
 
-    /// A stable sort by the keys; absent sorts before every value (null included), an
-    /// evaluation error like absent.
+    /// A sort by the keys, then by document name in the last key's direction; absent sorts
+    /// before every value (null included), an evaluation error like absent.
     private func sorted(_ rows: [PipelineRow], _ keys: [PipelinePlan.SortKey], _ scope: (PipelineRow) -> PipelineScope) throws(PipelineFailure) -> [PipelineRow] {
         var keyed: [(values: [Value?], index: Int)] = []
         keyed.reserveCapacity(rows.count)
@@ -256,6 +262,12 @@ struct PipelineExecutor {
                 }
                 if k.descending { c = -c }
                 if c != 0 { return c < 0 }
+            }
+            // Ties go by document name in the last key's direction, as production's
+            // index-ordered sorts return them; rows without a name keep their order.
+            if let x = rows[a.index].name, let y = rows[b.index].name {
+                let c = ResourcePath.compare(x, y)
+                if c != 0 { return keys.last!.descending ? c > 0 : c < 0 }
             }
             return a.index < b.index
         }

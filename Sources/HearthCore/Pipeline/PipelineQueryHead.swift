@@ -8,12 +8,15 @@
 /// that is not null, NaN or a reference (pipelines compare those differently), on a field
 /// other than `__name__`. A `sort` key must be a field the filters constrain (a pipeline
 /// keeps rows that lack a sorted field, a query's order-by drops them). The query is always
-/// ordered by the sort keys then `__name__` ascending — exactly the pipeline's stable order
-/// over a name-ordered source.
+/// ordered by the sort keys then `__name__` in the last key's direction — exactly the order
+/// the pipeline's sort gives.
 struct PipelineQueryHead {
     let query: StructuredQuery
     /// How many of the plan's steps (source included) the query answers.
     let steps: Int
+    /// Conjuncts of the absorbed `where` stages the query does not express, applied to its
+    /// rows before the next step.
+    let residual: [PipelineValue]
 
     init?(_ plan: PipelinePlan) {
         var query: StructuredQuery
@@ -24,9 +27,20 @@ struct PipelineQueryHead {
         }
         var filters: [QueryFilter] = []
         var mustExist: [FieldPath] = []
+        var residual: [PipelineValue] = []
+        // Fields a residual `!=` / `not-in` compares: production serves those from an index
+        // on the field, so they order an unsorted result like a query's inequality fields.
+        var residualInequalities: [FieldPath] = []
         var i = 1
         while i < plan.steps.count, case .filter(let condition) = plan.steps[i] {
-            guard Self.convert(condition, into: &filters, exists: &mustExist) else { break }
+            for conjunct in Self.conjuncts(condition) where !Self.convert(conjunct, into: &filters, exists: &mustExist) {
+                residual.append(conjunct)
+                if case .function(let f) = conjunct, f.name == "not_equal" || f.name == "not_equal_any", f.args.count == 2,
+                   case .field(let text) = f.args[0], Self.constant(f.args[1]) != nil, let path = try? pipelineFieldPath(text),
+                   !path.isDocumentName {
+                    residualInequalities.append(path)
+                }
+            }
             i += 1
         }
         let constrained = Set(filters.compactMap(\.field))
@@ -34,7 +48,10 @@ struct PipelineQueryHead {
             if case .field(let p, .equal, _) = f { return p } else { return nil }
         })
         var order: [Ordering] = []
+        var sortDescending = false
+        var sorted = false
         if i < plan.steps.count, case .sort(let keys) = plan.steps[i] {
+            sortDescending = keys.last?.descending ?? false
             var convertible = true
             for key in keys {
                 guard case .field(let text) = key.expression, let path = try? pipelineFieldPath(text) else { convertible = false; break }
@@ -45,16 +62,27 @@ struct PipelineQueryHead {
                     order.append(Ordering(path, descending: key.descending))
                 }
             }
-            if convertible { i += 1 }
+            if convertible { i += 1; sorted = true } else { order = [] }
         }
         // An `exists` the query cannot express: only as implied by a filter or an order-by.
         for f in mustExist where !constrained.contains(f) && !order.contains(where: { $0.field == f }) { return nil }
-        if !order.contains(where: { $0.field.isDocumentName }) { order.append(Ordering(.documentName)) }
-        if i < plan.steps.count, case .offset(let n) = plan.steps[i] {
+        // Without a sort, the order of the index production scans: inequality fields, then
+        // names (a query's own normalised order).
+        if !sorted {
+            var inequality = Set(filters.flatMap(\.leaves).compactMap { f -> FieldPath? in
+                if case .field(let p, let op, _) = f, op.isInequality { return p } else { return nil }
+            })
+            inequality.formUnion(residualInequalities)
+            order = inequality.sorted().map { Ordering($0) }
+        }
+        if !order.contains(where: { $0.field.isDocumentName }) {
+            order.append(Ordering(.documentName, descending: sortDescending))
+        }
+        if residual.isEmpty, i < plan.steps.count, case .offset(let n) = plan.steps[i] {
             query.offset = n
             i += 1
         }
-        if i < plan.steps.count, case .limit(let n) = plan.steps[i] {
+        if residual.isEmpty, i < plan.steps.count, case .limit(let n) = plan.steps[i] {
             query.limit = n
             i += 1
         }
@@ -63,6 +91,32 @@ struct PipelineQueryHead {
         query.orderBy = order
         self.query = query
         self.steps = i
+        self.residual = residual
+    }
+
+    /// The top-level conjuncts of a condition (`and` flattened).
+    static func conjuncts(_ condition: PipelineValue) -> [PipelineValue] {
+        if case .function(let f) = condition, f.name == "and", !f.args.isEmpty { return f.args.flatMap(conjuncts) }
+        return [condition]
+    }
+
+    /// The source as a query with the filters of its leading `where` stages that convert
+    /// (a superset of what those stages keep), for the rules' list check.
+    static func filterQuery(_ plan: PipelinePlan) -> StructuredQuery {
+        var query: StructuredQuery
+        switch plan.steps.first {
+        case .collection(let path)?: query = StructuredQuery(parent: path.parent, collectionID: path.lastSegment)
+        case .collectionGroup(let id)?: query = StructuredQuery(collectionID: id, allDescendants: true)
+        default: preconditionFailure("filterQuery needs a collection or collection_group source")
+        }
+        var filters: [QueryFilter] = []
+        for step in plan.steps.dropFirst() {
+            guard case .filter(let condition) = step else { break }
+            var found: [QueryFilter] = [], exists: [FieldPath] = []
+            if convert(condition, into: &found, exists: &exists) { filters += found }
+        }
+        query.filter = filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .composite(.and, filters)
+        return query
     }
 
     /// Adds the condition's conjuncts as query filters; false when some conjunct has no
@@ -76,6 +130,20 @@ struct PipelineQueryHead {
             exists += seen
             return true
         }
+        if f.name == "or" {
+            var branches: [QueryFilter] = []
+            for a in f.args {
+                var found: [QueryFilter] = [], seen: [FieldPath] = []
+                guard convert(a, into: &found, exists: &seen) else { return false }
+                // An `exists` inside a branch is implied by that branch's comparisons only.
+                let fields = Set(found.compactMap(\.field))
+                guard seen.allSatisfy(fields.contains), !found.isEmpty else { return false }
+                branches.append(found.count == 1 ? found[0] : .composite(.and, found))
+            }
+            guard !branches.isEmpty else { return false }
+            filters.append(branches.count == 1 ? branches[0] : .composite(.or, branches))
+            return true
+        }
         if f.name == "exists", f.args.count == 1, case .field(let text) = f.args[0],
            let path = try? pipelineFieldPath(text), !path.isDocumentName {
             exists.append(path)
@@ -84,7 +152,7 @@ struct PipelineQueryHead {
         guard f.args.count == 2 else { return false }
         var (lhs, rhs) = (f.args[0], f.args[1])
         var name = f.name
-        if case .constant = lhs, case .field = rhs {
+        if constant(lhs) != nil, case .field = rhs {
             swap(&lhs, &rhs)
             switch name {
             case "less_than": name = "greater_than"
@@ -96,7 +164,7 @@ struct PipelineQueryHead {
             }
         }
         guard case .field(let text) = lhs, let path = try? pipelineFieldPath(text), !path.isDocumentName,
-              case .constant(let value) = rhs else { return false }
+              let value = constant(rhs) else { return false }
         let op: FieldOperator
         switch name {
         case "equal": op = .equal
@@ -114,6 +182,22 @@ struct PipelineQueryHead {
         guard plain(value) else { return false }
         filters.append(.field(path, op, value))
         return true
+    }
+
+    /// A constant operand: a literal, or an `array(…)` of literals (how the clients send a
+    /// list such as `equal_any`'s).
+    static func constant(_ v: PipelineValue) -> Value? {
+        switch v {
+        case .constant(let value): return value
+        case .function(let f) where f.name == "array":
+            var items: [Value] = []
+            for a in f.args {
+                guard case .constant(let item) = a else { return nil }
+                items.append(item)
+            }
+            return .array(items)
+        default: return nil
+        }
     }
 
     /// A constant compared alike by pipelines and queries.
