@@ -1,10 +1,11 @@
 import HearthCore
+import HearthGRPC
 
 extension FirestoreRPCs {
     /// ExecutePipeline (server streaming): results in batches of up to 100 documents, each
     /// response with the execution time; a new transaction's id on the first; explain stats
     /// on the last; no results → one response with the time (and stats).
-    func executePipeline(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func executePipeline(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try PipelineMessages.decodeRequest(bytes)
         let auth = try AuthContext.parse(call.request.value("authorization"))
         let service = try DocumentService(state: state, database: req.database, auth: auth)

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthGRPC
 
 /// The ExecutePipeline RPC's messages.
 ///

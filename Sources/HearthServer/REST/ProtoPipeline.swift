@@ -1,4 +1,5 @@
 import HearthCore
+import HearthTransport
 
 /// `StructuredPipeline` and pipeline `Value`s in proto3 JSON: the plain members decode as
 /// `ProtoValue` does; `fieldReferenceValue`, `variableReferenceValue`, `functionValue`
