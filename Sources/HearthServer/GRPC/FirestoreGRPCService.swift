@@ -37,6 +37,7 @@ struct FirestoreGRPCService: GRPCService {
         case "RunQuery": return rpcs.runQuery
         case "RunAggregationQuery": return rpcs.runAggregationQuery
         case "PartitionQuery": return rpcs.partitionQuery
+        case "ExecutePipeline": return rpcs.executePipeline
         default: return nil
         }
     }
