@@ -14,6 +14,10 @@ public struct HTTPLimits: Sendable {
     public var bodyTimeout: Double = 30
     /// A client that does not read its responses for this long is disconnected.
     public var sendTimeout: Double = 30
+    /// Bytes a streamed response (`HTTPResponse.stream`) may have queued and not yet sent;
+    /// a write past this closes the stream, so a client that stops reading costs bounded
+    /// memory.
+    public var streamWriteBudget: Int = 8 * 1024 * 1024
 
     public init() {}
 }

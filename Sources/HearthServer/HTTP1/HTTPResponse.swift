@@ -1,4 +1,5 @@
-/// An HTTP response to write: status, headers and a body (always sent with Content-Length).
+/// An HTTP response to write: status, headers and either a body (sent with Content-Length)
+/// or, for a response that lasts, a `stream` callback (sent chunked, see `HTTPResponseStream`).
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
@@ -7,6 +8,11 @@ public struct HTTPResponse: Sendable {
     public var closeConnection: Bool
     /// Runs after the response has been written (e.g. `POST /shutdown` stops the server).
     public var afterWrite: (@Sendable () -> Void)?
+    /// A response that lasts: when set, `body` is ignored, the status line and headers go out
+    /// with `Transfer-Encoding: chunked` (no Content-Length), and `stream` is called once
+    /// with the body's `HTTPResponseStream`. It must not block: it registers with whatever
+    /// produces the data and returns.
+    public var stream: (@Sendable (HTTPResponseStream) -> Void)?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                 closeConnection: Bool = false) {
@@ -55,6 +61,17 @@ public struct HTTPResponse: Sendable {
 
     /// Appends the serialised response (status line, headers, Content-Length, body).
     func serialize(into out: inout [UInt8], keepAlive: Bool) {
+        serializeHead(into: &out, framing: "Content-Length: \(body.count)", keepAlive: keepAlive)
+        out.append(contentsOf: body)
+    }
+
+    /// Appends the status line and headers of a streamed response: chunked for HTTP/1.1; an
+    /// HTTP/1.0 client gets the body raw, ended by closing the connection.
+    func serializeStreamHead(into out: inout [UInt8], chunked: Bool, keepAlive: Bool) {
+        serializeHead(into: &out, framing: chunked ? "Transfer-Encoding: chunked" : nil, keepAlive: keepAlive && chunked)
+    }
+
+    private func serializeHead(into out: inout [UInt8], framing: String?, keepAlive: Bool) {
         out.append(contentsOf: "HTTP/1.1 \(status) \(Self.reason(status))\r\n".utf8)
         for (name, value) in headers {
             out.append(contentsOf: name.utf8)
@@ -62,9 +79,8 @@ public struct HTTPResponse: Sendable {
             out.append(contentsOf: value.utf8)
             out.append(contentsOf: "\r\n".utf8)
         }
-        out.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
+        if let framing { out.append(contentsOf: framing.utf8); out.append(contentsOf: "\r\n".utf8) }
         if !keepAlive { out.append(contentsOf: "Connection: close\r\n".utf8) }
         out.append(contentsOf: "\r\n".utf8)
-        out.append(contentsOf: body)
     }
 }

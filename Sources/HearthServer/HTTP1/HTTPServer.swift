@@ -100,6 +100,49 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Sends a streamed response's body as its producer writes it, until it finishes (true:
+    /// the connection may go on) or closes (false: budget passed, client gone, server
+    /// stopping). Meanwhile the connection thread waits on the socket (to notice the client
+    /// leaving; bytes of a next request are kept for later) and on the stream's wake-up pipe.
+    private func serveStream(_ produce: @Sendable (HTTPResponseStream) -> Void, fd: Int32, chunked: Bool,
+                             parser: inout HTTPRequestParser) -> Bool {
+        guard let wakeup = StreamWakeup() else { return false }
+        let stream = HTTPResponseStream(budget: limits.streamWriteBudget, chunked: chunked) { wakeup.signal() }
+        defer {
+            stream.close()
+            wakeup.closeDescriptors()
+        }
+        produce(stream)
+        var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+        // A client may send its next request while this body runs; past one request head's
+        // worth of such bytes, the socket is only watched for hang-ups.
+        var pipelined = 0
+        while true {
+            let pending = stream.take()
+            if pending.closed { return false }
+            if !pending.bytes.isEmpty && !Socket.sendAll(fd, pending.bytes) { return false }
+            if pending.finished {
+                // An HTTP/1.0 body ends with the connection.
+                return chunked && Socket.sendAll(fd, Array("0\r\n\r\n".utf8))
+            }
+            if !isRunning { return false }
+            let readable = pipelined <= limits.maxHeaderBytes
+            var fds = [pollfd(fd: wakeup.readFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: fd, events: readable ? Int16(POLLIN) : 0, revents: 0)]
+            let rc = poll(&fds, 2, 1000)
+            if rc < 0 && errno != EINTR { return false }
+            if fds[0].revents != 0 { wakeup.clear() }
+            let socketEvents = Int32(fds[1].revents)
+            if socketEvents & Int32(POLLERR | POLLHUP | POLLNVAL) != 0 { return false }
+            if socketEvents & Int32(POLLIN) != 0 {
+                let n = readBuffer.withUnsafeMutableBytes { Socket.receive(fd, into: $0.baseAddress!, count: $0.count) }
+                if n <= 0 { return false }
+                parser.append(Array(readBuffer[0..<n]))
+                pipelined += n
+            }
+        }
+    }
+
     private func serveConnection(_ fd: Int32) {
         var handedOff = false
         defer {
@@ -132,6 +175,18 @@ public final class HTTPServer: Sendable {
                     var response = handler(request)
                     let keepAlive = request.keepAlive && !response.closeConnection && isRunning
                     if let a = response.afterWrite { after.append(a); response.afterWrite = nil }
+                    if let produce = response.stream {
+                        // Everything before it goes out with the head; the body then
+                        // holds the connection until it ends.
+                        let chunked = request.minorVersion >= 1
+                        response.serializeStreamHead(into: &output, chunked: chunked, keepAlive: keepAlive)
+                        let ok = Socket.sendAll(fd, output)
+                        output.removeAll(keepingCapacity: true)
+                        for a in after { a() }
+                        after = []
+                        guard ok, serveStream(produce, fd: fd, chunked: chunked, parser: &parser), keepAlive else { return }
+                        continue parse
+                    }
                     response.serialize(into: &output, keepAlive: keepAlive)
                     if !keepAlive { close = true; break parse }
                 case .failure(let status, let message):

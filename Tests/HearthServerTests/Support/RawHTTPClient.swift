@@ -98,6 +98,58 @@ final class RawHTTPClient {
         }
     }
 
+    /// What has been read and not yet taken as a response (after `readUntilClosed`).
+    var remainingText: String { String(decoding: buffer, as: UTF8.self) }
+
+    /// Reads a response head only (for a chunked body read with `readChunk`).
+    func readHead() -> (status: Int, headers: [String: String])? {
+        while true {
+            if let end = headEnd() {
+                let head = String(decoding: buffer[0..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                var lines = head.components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst().split(separator: " ")
+                guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+                var headers: [String: String] = [:]
+                for l in lines {
+                    if let c = l.firstIndex(of: ":") {
+                        headers[l[..<c].lowercased()] = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces)
+                    }
+                }
+                return (status, headers)
+            }
+            if !fill() { return nil }
+        }
+    }
+
+    /// Reads one chunk of a chunked body: its bytes, empty for the last chunk, nil when the
+    /// connection closed (or the read timed out) first.
+    func readChunk() -> [UInt8]? {
+        func line() -> String? {
+            while true {
+                if let i = buffer.firstIndex(of: 10), i > 0, buffer[i - 1] == 13 {
+                    let l = String(decoding: buffer[0..<(i - 1)], as: UTF8.self)
+                    buffer.removeFirst(i + 1)
+                    return l
+                }
+                if !fill() { return nil }
+            }
+        }
+        guard let sizeLine = line(), let size = Int(sizeLine, radix: 16) else { return nil }
+        while buffer.count < size + 2 { if !fill() { return nil } }
+        let data = Array(buffer[0..<size])
+        buffer.removeFirst(size + 2)
+        return data
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        if n <= 0 { return false }
+        buffer.append(contentsOf: chunk[0..<n])
+        return true
+    }
+
     private func headEnd() -> Int? {
         guard buffer.count >= 4 else { return nil }
         for i in 0...(buffer.count - 4) where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
