@@ -152,12 +152,7 @@ struct DocumentService {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.") }
         guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
-        var ids = Set<String>()
-        for d in s.allDocuments(at: readTime) where d.path.count > parent.count && parent.isPrefix(of: d.path) {
-            ids.insert(d.path.segments[parent.count])
-        }
-        let sorted = ids.sorted { ResourcePath.compareSegments($0, $1) < 0 }
-        return Self.page(sorted, offset: try Self.offset(fromToken: pageToken), size: pageSize)
+        return Self.page(s.collectionIDs(under: parent, at: readTime), offset: try Self.offset(fromToken: pageToken), size: pageSize)
     }
 
     // MARK: Batches and transactions
