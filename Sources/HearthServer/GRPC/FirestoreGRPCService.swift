@@ -9,7 +9,19 @@ struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
 
+    /// The method's handler, recording each call in the request log while it is observed.
     func handler(for method: String) -> GRPCHandler? {
+        guard let rpc = rpc(method) else { return nil }
+        let log = state.requestLog
+        let path = "/\(name)/\(method)"
+        return { bytes, call throws(FirestoreError) in
+            try log.serve(.grpc, method: method, path: path, authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                try rpc(bytes, call)
+            }
+        }
+    }
+
+    private func rpc(_ method: String) -> GRPCHandler? {
         let rpcs = FirestoreRPCs(state: state)
         switch method {
         case "GetDocument": return rpcs.getDocument
