@@ -19,7 +19,8 @@ let package = Package(
         .target(name: "Hearth", dependencies: ["HearthCore", "HearthRules"]),
         .target(name: "FirebaseFirestore", dependencies: ["Hearth"]),
         .target(name: "HearthRules", dependencies: ["HearthCore"]),
-        .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules"]),
+        // The console's web files are compiled in (PackageResources.<file>), so the binary stands alone.
+        .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules"], resources: [.embedInCode("Console/UI")]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer"]),
         .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer"]),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
