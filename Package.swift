@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Hearth", targets: ["Hearth"]),
         .library(name: "FirebaseFirestore", targets: ["FirebaseFirestore"]),
         .library(name: "HearthRules", targets: ["HearthRules"]),
+        .library(name: "HearthTransport", targets: ["HearthTransport"]),
+        .library(name: "HearthGRPC", targets: ["HearthGRPC"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
@@ -19,15 +21,22 @@ let package = Package(
         .target(name: "Hearth", dependencies: ["HearthCore", "HearthRules"]),
         .target(name: "FirebaseFirestore", dependencies: ["Hearth"]),
         .target(name: "HearthRules", dependencies: ["HearthCore"]),
+        // The server by layer: transport (sockets, HTTP/1.1, HTTP/2) below gRPC (framing,
+        // calls, the protobuf wire codec) below the Firestore service (REST, gRPC handlers).
+        .target(name: "HearthTransport"),
+        .target(name: "HearthGRPC", dependencies: ["HearthTransport"]),
         // The console's web files are compiled in (PackageResources.<file>), so the binary stands alone.
-        .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules"], resources: [.embedInCode("Console/UI")]),
+        .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC"],
+                resources: [.embedInCode("Console/UI")]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer"]),
         .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer"]),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(name: "HearthTests", dependencies: ["Hearth", "HearthCore"]),
         .testTarget(name: "ScenarioTests", dependencies: ["FirebaseFirestore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
-        .testTarget(name: "HearthServerTests", dependencies: ["HearthServer", "HearthCore"]),
+        .testTarget(name: "HearthTransportTests", dependencies: ["HearthTransport"]),
+        .testTarget(name: "HearthGRPCTests", dependencies: ["HearthGRPC", "HearthTransport"]),
+        .testTarget(name: "HearthServerTests", dependencies: ["HearthServer", "HearthGRPC", "HearthTransport", "HearthCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -123,15 +123,11 @@ enum ServeCommand {
         signal(SIGTERM, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         let server: EmulatorServer
-        // Connections opening with the HTTP/2 preface go to the gRPC front end; it must hear
-        // about shutdown itself (it owns those sockets) to send GOAWAY.
-        let http2 = HTTP2Server(state: state)
         do {
-            server = try EmulatorServer(host: host, port: port, state: state, http2: http2)
+            server = try EmulatorServer(host: host, port: port, state: state)
         } catch {
             return fail("cannot listen on \(host):\(port): \(error)")
         }
-        server.onStop { http2.stop() }
         if console {
             // The official emulator's UI port by default; when another emulator holds it, any
             // free port (an explicit --console-port must be free).

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTransport
 import HearthRules
 
 /// The console's JSON API under `/api/`: browsing and editing documents, running queries

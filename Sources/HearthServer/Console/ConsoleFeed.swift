@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTransport
 import Synchronization
 
 /// The console's live events, sent as Server-Sent Events on `GET /api/events`:

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTransport
 
 /// The emulator console: a web UI at `/ui/` on a port of its own, its JSON API under
 /// `/api/` (`ConsoleAPI`), the live event stream `/api/events` (`ConsoleFeed`) and the

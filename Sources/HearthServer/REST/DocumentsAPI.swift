@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTransport
 
 /// The Firestore REST v1 methods on `projects/{p}/databases/{d}/documents…`
 /// (wire-protocol §9.1). Each decodes its JSON request into core types, calls the shared

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthTransport
 
 /// Routes `/v1/projects/{p}/databases/{d}/documents…` to the REST methods (wire-protocol
 /// §9.1, §14.12): the path is percent-decoded, an even number of segments after
