@@ -10,6 +10,10 @@ public final class EmulatorState: Sendable {
     public let registry: DatabaseRegistry
     /// Security rules per project (all databases of a project share them).
     public let rules = RulesRegistry()
+    /// The requests the front ends served, recorded while someone (the console) watches.
+    public let requestLog = RequestLog()
+    /// The open Listen and Write streams and WebChannel sessions, with their targets.
+    public let streams = OpenStreams()
     private let indexSetup: Mutex<IndexSetup>
     private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
@@ -62,6 +66,13 @@ public final class EmulatorState: Sendable {
         let name = "snapshot-\(n)"
         snapshots.withLock { $0[name] = (id, snapshot) }
         return name
+    }
+
+    /// The ids of the snapshots taken of a database, oldest first.
+    public func snapshotIDs(of id: DatabaseID) -> [String] {
+        snapshots.withLock { s in
+            s.filter { $0.value.0 == id }.keys.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+        }
     }
 
     /// Restores a snapshot taken of the same database.
