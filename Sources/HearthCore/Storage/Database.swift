@@ -118,9 +118,13 @@ public final class Database: Sendable {
     /// Applies `writes` atomically with one commit time, or none of them. With a
     /// transaction, first validates that nothing it read has changed (ABORTED otherwise);
     /// with `authorize`, lets it refuse the commit once the final documents are known.
+    /// `acknowledging`: these writes are that client's pending local batch
+    /// (`applyLocally`), which leaves its overlay as the commit is published (on failure the
+    /// caller rejects it with `rejectLocalBatch`).
     @discardableResult
     public func commit(_ writes: [Write], transaction: TransactionID? = nil,
-                       authorize: CommitAuthorizer? = nil) throws(FirestoreError) -> CommitResult {
+                       authorize: CommitAuthorizer? = nil,
+                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil) throws(FirestoreError) -> CommitResult {
         for w in writes { try w.validate(database: id) }
         let now = clock.now().truncatedToMicroseconds
         return try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
@@ -136,7 +140,7 @@ public final class Database: Sendable {
             }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             // Changes are only collected while someone listens.
-            var changed: [ChangeSet.Entry]? = hub.isActive ? [] : nil
+            var changed: [ChangeSet.Entry]? = hub.isActive || acknowledging != nil ? [] : nil
             let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
                                         keepsHistory: versionRetention > 0, history: &core.history, budget: historyBudget,
                                         tombstones: &core.tombstones, changed: &changed, authorize: authorize)
@@ -144,8 +148,8 @@ public final class Database: Sendable {
             core.state.readTime = commitTime
             core.history.trim(&core.state, horizon: Self.horizon(from: commitTime, retention: versionRetention), budget: historyBudget)
             purgeTombstones(&core, now: commitTime)
-            if let changed, !changed.isEmpty {
-                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state))
+            if let changed, !changed.isEmpty || acknowledging != nil {
+                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging)
             }
             return result
         }
@@ -359,6 +363,11 @@ public final class Database: Sendable {
     /// ChangeSet). `body` may add indexes to the state.
     func withCommitLock<T>(_ body: (inout DatabaseState) throws(FirestoreError) -> T) throws(FirestoreError) -> T {
         try core.withLock { (core: inout Core) throws(FirestoreError) -> T in try body(&core.state) }
+    }
+
+    /// `withCommitLock` for a body that cannot fail.
+    func underCommitLock<T>(_ body: (inout DatabaseState) -> T) -> T {
+        core.withLock { body(&$0.state) }
     }
 
     /// Reads or updates the index settings under the lock.
