@@ -19,16 +19,97 @@ struct Evaluator {
 
     static let maxCallDepth = 20
 
-    /// Evaluates, recording coverage when enabled.
+    /// Evaluates, counting against the request's budget and recording coverage when enabled.
     func eval(_ e: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
-        guard let coverage = context.coverage else { return try evaluate(e, &frame) }
+        switch e.kind {
+        case .member, .index, .slice, .method: return try evaluateChain(e, &frame)
+        default: return try evaluateNode(e, &frame) { (e, frame) throws(RulesError) in try evaluate(e, &frame) }
+        }
+    }
+
+    /// One node's evaluation, with its cost and its coverage.
+    private func evaluateNode(_ e: Expr, _ frame: inout [Slot],
+                              _ body: (Expr, inout [Slot]) throws(RulesError) -> RulesValue) throws(RulesError) -> RulesValue {
+        context.evaluations += 1
+        guard context.evaluations <= EvaluationContext.maxEvaluations else {
+            context.coverage?.recordError(e.id)
+            throw .tooManyEvaluations
+        }
+        guard let coverage = context.coverage else { return try body(e, &frame) }
         do {
-            let v = try evaluate(e, &frame)
+            let v = try body(e, &frame)
             coverage.record(e.id, v)
             return v
         } catch {
             coverage.recordError(e.id)
             throw error
+        }
+    }
+
+    /// `a.b[c].d(e)…`: the receivers innermost first, then each link on the value so far, in
+    /// a loop, so a chain of any length costs no stack (the parser bounds only its height).
+    private func evaluateChain(_ top: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        var links: [Expr] = []
+        var base = top
+        while true {
+            switch base.kind {
+            case .member(let r, _), .index(let r, _), .slice(let r, _, _): links.append(base); base = r; continue
+            case .method(let r, _, _) where !isNamespace(r): links.append(base); base = r; continue
+            default: break
+            }
+            break
+        }
+        // Links are applied outermost-last; a link whose receiver failed fails with it, and
+        // each link counts (and is covered) like any node.
+        var value: Result<RulesValue, RulesError>
+        if context.coverage == nil, case .request? = program.names[base.id], let first = links.last,
+           case .member(_, let name) = first.kind {
+            // `request.auth` and the like, without building all of `request` (two nodes).
+            links.removeLast()
+            context.evaluations += 2
+            guard context.evaluations <= EvaluationContext.maxEvaluations else { throw .tooManyEvaluations }
+            do { value = .success(try context.requestField(name)) } catch { value = .failure(error) }
+        } else {
+            do { value = .success(try evaluateNode(base, &frame) { (e, frame) throws(RulesError) in try evaluate(e, &frame) }) }
+            catch { value = .failure(error) }
+        }
+        for link in links.reversed() {
+            let receiver = value
+            do {
+                value = .success(try evaluateNode(link, &frame) { (e, frame) throws(RulesError) in
+                    try apply(e, to: receiver.get(), &frame)
+                })
+            } catch {
+                value = .failure(error)
+            }
+        }
+        return try value.get()
+    }
+
+    private func isNamespace(_ receiver: Expr) -> Bool {
+        if case .namespace? = program.names[receiver.id] { return true }
+        return false
+    }
+
+    /// One link of a chain on its receiver's value.
+    private func apply(_ e: Expr, to receiver: RulesValue, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        switch e.kind {
+        case .member(_, let name):
+            return try Self.member(receiver, name)
+        case .index(_, let indexExpr):
+            let i = try eval(indexExpr, &frame)
+            return try Self.index(receiver, i)
+        case .slice(_, let a, let b):
+            let i = try eval(a, &frame)
+            let j = try eval(b, &frame)
+            return try Self.slice(receiver, i, j)
+        case .method(_, let name, let argExprs):
+            var args: [RulesValue] = []
+            args.reserveCapacity(argExprs.count)
+            for a in argExprs { args.append(try eval(a, &frame)) }
+            return try Builtins.callMethod(receiver, name, args)
+        default:
+            return try evaluate(e, &frame)
         }
     }
 
@@ -59,34 +140,16 @@ struct Evaluator {
             return .map(m)
         case .identifier:
             return try lookup(e, &frame)
-        case .member(let target, let name):
-            if case .request? = program.names[target.id], context.coverage == nil {
-                return try context.requestField(name)
-            }
-            let v = try eval(target, &frame)
-            return try Self.member(v, name)
-        case .index(let target, let indexExpr):
-            let v = try eval(target, &frame)
-            let i = try eval(indexExpr, &frame)
-            return try Self.index(v, i)
-        case .slice(let target, let a, let b):
-            let v = try eval(target, &frame)
-            let i = try eval(a, &frame)
-            let j = try eval(b, &frame)
-            return try Self.slice(v, i, j)
+        case .member, .index, .slice:
+            // Reached only through evaluateChain, which applies these links itself.
+            return try evaluateChain(e, &frame)
         case .call(_, let argExprs):
             return try call(e, argExprs, &frame)
         case .method(let receiverExpr, let name, let argExprs):
-            if case .namespace(let ns)? = program.names[receiverExpr.id] {
-                var args: [RulesValue] = []
-                for a in argExprs { args.append(try eval(a, &frame)) }
-                return try Builtins.callNamespace(ns, name, args)
-            }
-            let receiver = try eval(receiverExpr, &frame)
+            guard case .namespace(let ns)? = program.names[receiverExpr.id] else { return try evaluateChain(e, &frame) }
             var args: [RulesValue] = []
-            args.reserveCapacity(argExprs.count)
             for a in argExprs { args.append(try eval(a, &frame)) }
-            return try Builtins.callMethod(receiver, name, args)
+            return try Builtins.callNamespace(ns, name, args)
         case .unary(let op, let operand):
             let v = try eval(operand, &frame)
             return try Operators.unary(op, v)
