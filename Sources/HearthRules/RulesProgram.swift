@@ -53,10 +53,10 @@ public final class RulesProgram: Sendable {
     let names: [ResolvedName?]
     let calls: [CallTarget?]
     let matches: [FlatMatch]
-    /// The most expression levels one evaluation can stack up (nesting, plus that of the
-    /// functions called, through their calls). Deep programs are evaluated on a
+    /// The most levels of recursion one evaluation can stack up (an expression's height, plus
+    /// that of the functions it calls, through their calls). Deep programs are evaluated on a
     /// `LargeStack` thread; `inlineLevels` and fewer run on the caller's thread, which costs
-    /// up to ~10 KB of stack a level in a debug build (the documented apps need 15–25).
+    /// about 4 KB of stack a level in a debug build (the documented apps need 15–25).
     let evaluationLevels: Int
     static let inlineLevels = 32
 
@@ -90,7 +90,7 @@ public final class RulesProgram: Sendable {
         return try result.get()
     }
 
-    /// An upper bound on `evaluationLevels`: each expression's nesting plus the deepest user
+    /// An upper bound on `evaluationLevels`: each expression's height plus the deepest user
     /// function it calls (calls are acyclic in a program that compiled).
     private static func evaluationLevels(_ file: RulesFile, _ functions: [CompiledFunction], _ calls: [CallTarget?]) -> Int {
         var memo: [Int: Int] = [:]
@@ -101,7 +101,7 @@ public final class RulesProgram: Sendable {
                 forEachChild(x, visit)
             }
             visit(e)
-            return Int(e.nesting) + 1 + callee
+            return Int(e.height) + callee
         }
         func levels(function f: Int) -> Int {
             if let known = memo[f] { return known }

@@ -21,23 +21,10 @@ struct Evaluator {
 
     /// Evaluates, counting against the request's budget and recording coverage when enabled.
     func eval(_ e: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
-        switch e.kind {
-        case .member, .index, .slice, .method: return try evaluateChain(e, &frame)
-        default: return try evaluateNode(e, &frame) { (e, frame) throws(RulesError) in try evaluate(e, &frame) }
-        }
-    }
-
-    /// One node's evaluation, with its cost and its coverage.
-    private func evaluateNode(_ e: Expr, _ frame: inout [Slot],
-                              _ body: (Expr, inout [Slot]) throws(RulesError) -> RulesValue) throws(RulesError) -> RulesValue {
-        context.evaluations += 1
-        guard context.evaluations <= EvaluationContext.maxEvaluations else {
-            context.coverage?.recordError(e.id)
-            throw .tooManyEvaluations
-        }
-        guard let coverage = context.coverage else { return try body(e, &frame) }
+        try count(e)
+        guard let coverage = context.coverage else { return try evaluate(e, &frame) }
         do {
-            let v = try body(e, &frame)
+            let v = try evaluate(e, &frame)
             coverage.record(e.id, v)
             return v
         } catch {
@@ -46,49 +33,56 @@ struct Evaluator {
         }
     }
 
-    /// `a.b[c].d(e)…`: the receivers innermost first, then each link on the value so far, in
-    /// a loop, so a chain of any length costs no stack (the parser bounds only its height).
-    private func evaluateChain(_ top: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
-        var links: [Expr] = []
-        var base = top
-        while true {
-            switch base.kind {
-            case .member(let r, _), .index(let r, _), .slice(let r, _, _): links.append(base); base = r; continue
-            case .method(let r, _, _) where !isNamespace(r): links.append(base); base = r; continue
-            default: break
-            }
-            break
+    /// One more expression against the request's budget (production's 1,000).
+    private func count(_ e: Expr) throws(RulesError) {
+        context.evaluations += 1
+        guard context.evaluations <= EvaluationContext.maxEvaluations else {
+            context.coverage?.recordError(e.id)
+            throw .tooManyEvaluations
         }
-        // Links are applied outermost-last; a link whose receiver failed fails with it, and
-        // each link counts (and is covered) like any node.
+    }
+
+    /// Subtrees up to this tall are evaluated by plain recursion; a taller `.name`, `[i]`,
+    /// `[i:j]` or `.f()` (a long receiver chain: nothing else gets this tall, see
+    /// `ExpressionLimits`) goes through `evaluateLongChain`, which loops.
+    static let recursionHeight: Int32 = 64
+
+    /// The receiver of a chain link (`a` in `a.b`, `a[i]`, `a[i:j]`, `a.f()`), nil otherwise.
+    private func receiver(_ e: Expr) -> Expr? {
+        switch e.kind {
+        case .member(let r, _), .index(let r, _), .slice(let r, _, _): return r
+        case .method(let r, _, _): if case .namespace? = program.names[r.id] { return nil } else { return r }
+        default: return nil
+        }
+    }
+
+    /// `top` (already counted) and the links below it down to a subtree short enough to
+    /// recurse into, applied innermost first in a loop. Each inner link counts on the way
+    /// down, as a recursive evaluation would (so the budget runs out at the same node), is
+    /// covered like any node, and fails with its receiver.
+    private func evaluateLongChain(_ top: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        var links = [top]
+        var base = receiver(top)!
+        while base.height > Self.recursionHeight, let r = receiver(base) {
+            try count(base)
+            links.append(base)
+            base = r
+        }
         var value: Result<RulesValue, RulesError>
-        if context.coverage == nil, case .request? = program.names[base.id], let first = links.last,
-           case .member(_, let name) = first.kind {
-            // `request.auth` and the like, without building all of `request` (two nodes).
-            links.removeLast()
-            context.evaluations += 2
-            guard context.evaluations <= EvaluationContext.maxEvaluations else { throw .tooManyEvaluations }
-            do { value = .success(try context.requestField(name)) } catch { value = .failure(error) }
-        } else {
-            do { value = .success(try evaluateNode(base, &frame) { (e, frame) throws(RulesError) in try evaluate(e, &frame) }) }
-            catch { value = .failure(error) }
-        }
+        do { value = .success(try eval(base, &frame)) } catch { value = .failure(error) }
         for link in links.reversed() {
-            let receiver = value
+            // The top link's coverage is its caller's (`eval`).
+            let isTop = link === top
             do {
-                value = .success(try evaluateNode(link, &frame) { (e, frame) throws(RulesError) in
-                    try apply(e, to: receiver.get(), &frame)
-                })
+                let result = try apply(link, to: try value.get(), &frame)
+                if !isTop { context.coverage?.record(link.id, result) }
+                value = .success(result)
             } catch {
+                if !isTop { context.coverage?.recordError(link.id) }
                 value = .failure(error)
             }
         }
         return try value.get()
-    }
-
-    private func isNamespace(_ receiver: Expr) -> Bool {
-        if case .namespace? = program.names[receiver.id] { return true }
-        return false
     }
 
     /// One link of a chain on its receiver's value.
@@ -109,7 +103,7 @@ struct Evaluator {
             for a in argExprs { args.append(try eval(a, &frame)) }
             return try Builtins.callMethod(receiver, name, args)
         default:
-            return try evaluate(e, &frame)
+            preconditionFailure("not a chain link")
         }
     }
 
@@ -140,16 +134,39 @@ struct Evaluator {
             return .map(m)
         case .identifier:
             return try lookup(e, &frame)
-        case .member, .index, .slice:
-            // Reached only through evaluateChain, which applies these links itself.
-            return try evaluateChain(e, &frame)
+        case .member(let target, let name):
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
+            if case .request? = program.names[target.id], context.coverage == nil {
+                try count(target)
+                return try context.requestField(name)
+            }
+            let v = try eval(target, &frame)
+            return try Self.member(v, name)
+        case .index(let target, let indexExpr):
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
+            let v = try eval(target, &frame)
+            let i = try eval(indexExpr, &frame)
+            return try Self.index(v, i)
+        case .slice(let target, let a, let b):
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
+            let v = try eval(target, &frame)
+            let i = try eval(a, &frame)
+            let j = try eval(b, &frame)
+            return try Self.slice(v, i, j)
         case .call(_, let argExprs):
             return try call(e, argExprs, &frame)
         case .method(let receiverExpr, let name, let argExprs):
-            guard case .namespace(let ns)? = program.names[receiverExpr.id] else { return try evaluateChain(e, &frame) }
+            if case .namespace(let ns)? = program.names[receiverExpr.id] {
+                var args: [RulesValue] = []
+                for a in argExprs { args.append(try eval(a, &frame)) }
+                return try Builtins.callNamespace(ns, name, args)
+            }
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
+            let receiver = try eval(receiverExpr, &frame)
             var args: [RulesValue] = []
+            args.reserveCapacity(argExprs.count)
             for a in argExprs { args.append(try eval(a, &frame)) }
-            return try Builtins.callNamespace(ns, name, args)
+            return try Builtins.callMethod(receiver, name, args)
         case .unary(let op, let operand):
             let v = try eval(operand, &frame)
             return try Operators.unary(op, v)

@@ -98,6 +98,18 @@ import Testing
         #expect(list)
     }
 
+    @Test func longReceiverChainsEvaluateOnASmallStack() throws {
+        // 500 links compile (as in production) and evaluate in a loop; the first missing
+        // field decides, as the emulator says.
+        let text = source("request.auth" + String(repeating: ".a", count: 500) + " == 1")
+        let program = try RulesProgram.compile(source: text)
+        let result = onThread(stackSize: 256 << 10) {
+            program.evaluate(RulesRequest(method: .get, path: try! ResourcePath.parse("c/x"), auth: .mockUser(uid: "alice"),
+                                          time: testTime), data: store([:])).outcomes.map(\.result)
+        }
+        #expect(result == [.error("Property a is undefined on object.")])
+    }
+
     @Test func aRequestEvaluatesAtMostOneThousandExpressions() throws {
         // A list of n literals, `.size()`, the number and `==`: n + 4 expressions.
         let list = { (n: Int) in "[" + Array(repeating: "1", count: n).joined(separator: ",") + "].size() == \(n)" }
