@@ -31,17 +31,23 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     // The session's batches only (one at a time).
     private var service: DocumentService?
     private let streamID = UUID().uuidString.lowercased()
+    /// This stream's entry in `state.streams`.
+    private let openStreamID: Int
     private var tokenCounter: UInt64 = 0
     private var finished = false
 
     private init(state: EmulatorState, call: FirestoreCall) {
         self.state = state
         self.call = call
+        openStreamID = state.streams.open(.write, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
     }
 
     /// Starts a session for `call`; its batches run on the server's worker pool.
     static func start(state: EmulatorState, call: FirestoreCall) -> WriteSession {
-        WriteSession(state: state, call: call)
+        let session = WriteSession(state: state, call: call)
+        // However the call ends (a deadline, the connection closing), the session hears it.
+        call.onEnded { [weak session] in session?.enqueue(.cancelled) }
+        return session
     }
 
     // MARK: GRPCInboundStream (the connection's event loop)
@@ -58,7 +64,8 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     // MARK: Batches
 
     /// Handles what is queued until nothing is, or the client is behind on reading (then
-    /// it resumes once the client has read).
+    /// it resumes once the client has read). Once the stream has ended, its entry in
+    /// `state.streams` is closed.
     private func drain() {
         while !finished {
             guard call.isWritable else {
@@ -74,14 +81,19 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
             } catch {
                 finished = true
                 call.finish(error)
-                return
             }
         }
+        state.streams.close(openStreamID)
     }
 
     private func handle(_ event: Event) throws(FirestoreError) {
         switch event {
-        case .request(let bytes): try handle(WriteStreamMessages.decodeRequest(bytes))
+        case .request(let bytes):
+            state.streams.update(openStreamID) { $0.requests += 1 }
+            try state.requestLog.serve(.grpc, method: "Write", path: "/google.firestore.v1.Firestore/Write",
+                                       authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                try handle(WriteStreamMessages.decodeRequest(bytes))
+            }
         case .inputEnded:
             finished = true
             call.finish(.ok)
@@ -104,6 +116,7 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
             }
             let auth = try AuthContext.parse(call.request.value("authorization"))
             service = try DocumentService(state: state, database: database, auth: auth)
+            state.streams.update(openStreamID) { $0.database = database }
             try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken()))
             return
         }
