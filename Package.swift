@@ -30,7 +30,7 @@ let package = Package(
         // The console's web files are compiled in (PackageResources.<file>), so the binary stands alone.
         .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC"],
                 resources: [.embedInCode("Console/UI")]),
-        .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer"]),
+        .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer", "HearthTransport"]),
         .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer", "HearthGRPC"]),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(name: "HearthTests", dependencies: ["Hearth", "HearthCore"]),

@@ -2,16 +2,19 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthTransport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 enum ServeCommand {
-    static let usage = """
+    static var usage: String { mainUsage + "\n\nServer budgets (docs/server.md; sizes in bytes or with K, M or G):\n" + ServerLimitFlags.usage }
+
+    private static let mainUsage = """
         usage: hearth serve [--host H] [--port N] [--project P] [--seed FILE] [--indexes FILE]
                             [--index-mode enforce|warn|off|learn] [--ready-file PATH]
                             [--rules FILE] [--workspace DIR] [--history-limit SIZE]
-                            [--console-port N | --no-console]
+                            [--console-port N | --no-console] [budget flags below]
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
           --port        port (default 8080; 0 picks a free one)
           --project     project id the seed is loaded into (default demo-hearth)
@@ -41,6 +44,7 @@ enum ServeCommand {
         var rules: String?, workspace: String?
         var historyLimit = VersionHistoryBudget.defaultLimit
         var consolePort: Int?, console = true
+        var limits = HTTPLimits()
         var i = 0
         func value() -> String? {
             i += 1
@@ -76,7 +80,9 @@ enum ServeCommand {
             case "--console-port":
                 guard let p = Int(v), (0...65535).contains(p) else { return fail("--console-port must be 0…65535, got '\(v)'") }
                 consolePort = p
-            default: return fail("unknown flag '\(flag)'")
+            default:
+                guard ServerLimitFlags.handles(flag) else { return fail("unknown flag '\(flag)'") }
+                if let problem = ServerLimitFlags.apply(flag, v, to: &limits) { return fail(problem) }
             }
             i += 1
         }
@@ -133,7 +139,7 @@ enum ServeCommand {
         signal(SIGPIPE, SIG_IGN)
         let server: EmulatorServer
         do {
-            server = try EmulatorServer(host: host, port: port, state: state)
+            server = try EmulatorServer(host: host, port: port, state: state, limits: limits)
         } catch {
             return fail("cannot listen on \(host):\(port): \(error)")
         }

@@ -137,11 +137,21 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     private func handled(_ slot: Slot, _ response: HTTPResponse) {
         slot.response = response
         handling = false
-        if !waiting.isEmpty && !connection.isClosed {
-            let (request, next) = waiting.removeFirst()
-            dispatch(request, into: next)
-        }
         writeReadyAnswers()
+        dispatchNext()
+    }
+
+    /// Hands the next waiting request to its handler — only while the client reads its
+    /// answers: one that does not gets no more work done for it than the output buffer's
+    /// high-water mark and one answer.
+    private func dispatchNext() {
+        guard !handling, !waiting.isEmpty, !connection.isClosed else { return }
+        guard connection.isWritable else {
+            connection.requestWritableNotification()
+            return
+        }
+        let (request, next) = waiting.removeFirst()
+        dispatch(request, into: next)
     }
 
     private func reportHeld() {
@@ -271,7 +281,7 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
         }
     }
 
-    func writable() {}
+    func writable() { dispatchNext() }
 
     // MARK: Deadlines and ends
 

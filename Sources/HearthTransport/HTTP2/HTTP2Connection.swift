@@ -55,6 +55,7 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         config.maxPingsPerWindow = limits.maxPingsPer10s
         config.maxSettingsPerWindow = limits.maxSettingsPer10s
         config.maxOutboxBytes = 64 * 1024
+        config.streamWindowFollowsConsumption = true
         shared = Mutex(Shared(state: HTTP2ConnectionState(config: config)))
         idleSince = Monotonic.now()
     }
@@ -85,9 +86,13 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         if now { body() }
     }
 
-    /// A receiver is done with `count` request body bytes it was handed.
-    func releaseInput(_ count: Int) {
-        shared.withLock { $0.unreleasedInput -= count }
+    /// A receiver is done with `count` request body bytes of stream `id`: they stop
+    /// counting against the budgets and their window goes back to the client.
+    func releaseInput(_ id: UInt32, _ count: Int) {
+        shared.withLock { s in
+            s.unreleasedInput -= count
+            s.state.consumed(id, count)
+        }
         requestFlush()
     }
 

@@ -34,6 +34,10 @@ public struct HTTP2ConnectionState: Sendable {
         /// Bytes the outbox may hold before DATA waits in its stream's queue (the socket
         /// driver takes the outbox as the socket drains).
         public var maxOutboxBytes = Int.max
+        /// When true, a stream's receive window is given back only as the application
+        /// consumes the bytes (`consumed`), so a stream holds at most its window of request
+        /// bytes nobody has taken; when false, as soon as the bytes are handed over.
+        public var streamWindowFollowsConsumption = false
 
         public init() {}
     }
@@ -327,7 +331,7 @@ public struct HTTP2ConnectionState: Sendable {
         streams[id]!.receiveWindow -= flowLength
         if endStream {
             streams[id]!.remoteClosed = true
-        } else {
+        } else if !config.streamWindowFollowsConsumption {
             // The bytes are handed over now, so the window is replenished now.
             let target = localSettingsAcknowledged ? config.initialWindowSize : 65_535
             if streams[id]!.receiveWindow <= target / 2 {
@@ -337,6 +341,23 @@ public struct HTTP2ConnectionState: Sendable {
         }
         events.append(.data(id, body, endStream: endStream))
         closeIfDone(id)
+    }
+
+    /// The application has consumed `count` bytes of stream `id`'s request body: their
+    /// window goes back to the client once half the window is outstanding.
+    mutating func consumed(_ id: UInt32, _ count: Int) {
+        guard config.streamWindowFollowsConsumption, count > 0, var s = streams[id], !s.remoteClosed else { return }
+        s.consumedUnreturned += count
+        let target = localSettingsAcknowledged ? config.initialWindowSize : 65_535
+        if s.receiveWindow <= target / 2 {
+            let increment = min(s.consumedUnreturned, target - s.receiveWindow)
+            if increment > 0 {
+                write(HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(UInt32(increment))))
+                s.receiveWindow += increment
+                s.consumedUnreturned -= increment
+            }
+        }
+        streams[id] = s
     }
 
     private mutating func replenishConnectionWindow() {

@@ -80,7 +80,7 @@ public final class HTTP2ServerStream: Sendable {
 
     /// Gives back `count` request body bytes the receiver was handed and no longer holds.
     public func releaseInput(_ count: Int) {
-        if count > 0 { connection.releaseInput(count) }
+        if count > 0 { connection.releaseInput(id, count) }
     }
 
     /// The event loop that owns the stream's connection (for timers; receivers run on it).
