@@ -24,6 +24,8 @@ public final class LogReader {
     public private(set) var offset = 0
     /// Where the record last returned (or being read when an error was thrown) begins.
     public private(set) var recordOffset = 0
+    /// Where the last complete record returned ends: everything before it is intact.
+    public private(set) var intactLength = 0
 
     public init(path: String, zeroHeaderIsPadding: Bool = false) throws(LogFormatError) {
         self.path = path
@@ -83,6 +85,7 @@ public final class LogReader {
             case .full:
                 if assembling != nil { throw fail(.interruptedRecord, at: fragmentOffset) }
                 recordOffset = fragmentOffset
+                intactLength = offset
                 return Array(chunk[payload])
             case .first:
                 if assembling != nil { throw fail(.interruptedRecord, at: fragmentOffset) }
@@ -91,7 +94,10 @@ public final class LogReader {
             case .middle, .last:
                 guard assembling != nil else { throw fail(.orphanFragment, at: fragmentOffset) }
                 assembling!.append(contentsOf: chunk[payload])
-                if type == .last { return assembling }
+                if type == .last {
+                    intactLength = offset
+                    return assembling
+                }
             }
         }
     }

@@ -4,17 +4,22 @@ import Synchronization
 /// database id, created on first use with a shared clock.
 public final class DatabaseRegistry: Sendable {
     public let clock: any HearthClock
+    /// The data directory every database lives in (nil: in memory).
+    public let store: DurableStore?
     private let databases = Mutex<[DatabaseID: Database]>([:])
 
-    public init(clock: any HearthClock = SystemClock()) {
+    /// With `store`, every database the directory holds is opened at once.
+    public init(clock: any HearthClock = SystemClock(), store: DurableStore? = nil) {
         self.clock = clock
+        self.store = store
+        for id in store?.databaseIDs ?? [] { _ = database(id) }
     }
 
     /// The database with this id, created empty if it does not exist yet.
     public func database(_ id: DatabaseID) -> Database {
         databases.withLock { dbs in
             if let db = dbs[id] { return db }
-            let db = Database(id: id, clock: clock)
+            let db = store?.database(id, clock: clock) ?? Database(id: id, clock: clock)
             dbs[id] = db
             return db
         }
