@@ -117,6 +117,24 @@ public final class Database: Sendable {
     public func commit(_ writes: [Write], transaction: TransactionID? = nil,
                        authorize: CommitAuthorizer? = nil) throws(FirestoreError) -> CommitResult {
         for w in writes { try w.validate(database: id) }
+        return try commitValidated(writes, transaction: transaction, authorize: authorize)
+    }
+
+    /// Upserts documents as an import does: each replaces the stored document whole (one
+    /// commit, one commit time). Paths are checked; field names are not, since exports carry
+    /// what the emulator stored, such as its `__type__` maps for Datastore-only meanings.
+    @discardableResult
+    public func importDocuments(_ documents: [(path: ResourcePath, fields: MapValue)]) throws(FirestoreError) -> CommitResult {
+        var writes: [Write] = []
+        writes.reserveCapacity(documents.count)
+        for (path, fields) in documents {
+            try DocumentLimits.validateDocumentPath(path, database: id)
+            writes.append(.set(path, fields))
+        }
+        return try commitValidated(writes, transaction: nil, authorize: nil)
+    }
+
+    private func commitValidated(_ writes: [Write], transaction: TransactionID?, authorize: CommitAuthorizer?) throws(FirestoreError) -> CommitResult {
         let now = clock.now().truncatedToMicroseconds
         var ticket: UInt64?
         let result = try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in

@@ -135,7 +135,32 @@ public final class PosixFile: @unchecked Sendable {
     }
 }
 
+extension PosixFile {
+    /// Swaps two paths atomically (both must exist): a crash leaves each name on one of the
+    /// two whole trees. Linux `renameat2(RENAME_EXCHANGE)` (looked up at run time: the C
+    /// library's Swift overlay does not declare it), Darwin `renamex_np(RENAME_SWAP)`.
+    public static func exchange(_ a: String, _ b: String) throws(Failure) {
+        #if canImport(Darwin)
+        guard renamex_np(a, b, UInt32(RENAME_SWAP)) == 0 else { throw Failure(path: b, operation: "swap \(a) with", code: errno) }
+        #else
+        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "renameat2") else {
+            throw Failure(path: b, operation: "swap \(a) with", code: ENOSYS)
+        }
+        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+        let exchangeFlag: UInt32 = 2  // RENAME_EXCHANGE
+        guard renameat2(AT_FDCWD, a, AT_FDCWD, b, exchangeFlag) == 0 else { throw Failure(path: b, operation: "swap \(a) with", code: errno) }
+        #endif
+    }
+
+    /// `rename(2)`, which replaces `to` if it is a file or an empty directory.
+    public static func rename(_ from: String, to: String) throws(Failure) {
+        guard systemRename(from, to) == 0 else { throw Failure(path: to, operation: "rename \(from) to", code: errno) }
+    }
+}
+
 // The module's `open`/`close`/`write` are shadowed by the methods above inside the class.
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
 private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 private func systemWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buf, count) }
