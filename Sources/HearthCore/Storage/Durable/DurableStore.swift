@@ -285,12 +285,13 @@ public final class DurableStore: @unchecked Sendable {
     /// The database `id` of this directory, with its recovered documents, logging its
     /// commits here. Returns the same instance for the same id.
     public func database(_ id: DatabaseID, clock: any HearthClock, versionRetention: Double = 3600,
+                         historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
                          indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) -> Database {
         shared.withLock { s in
             if let db = s.attached[id] { return db }
             let recovered = s.recovered.removeValue(forKey: id)
-            let db = Database(id: id, clock: clock, versionRetention: versionRetention, indexes: indexes, indexMode: indexMode,
-                              journal: wal, recovered: recovered)
+            let db = Database(id: id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
+                              indexes: indexes, indexMode: indexMode, journal: wal, recovered: recovered)
             s.attached[id] = db
             return db
         }
