@@ -31,10 +31,11 @@ public final class EmulatorState: Sendable {
     ///     when nil (`enforce` with declared indexes, else `warn`).
     ///   - historyLimit: the bytes every database's past versions may take together
     ///     (`--history-limit`).
+    ///   - store: the data directory (`--data-dir`) every database lives in; nil in memory.
     public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
-                historyLimit: Int = VersionHistoryBudget.defaultLimit) {
+                historyLimit: Int = VersionHistoryBudget.defaultLimit, store: DurableStore? = nil) {
         clock = EmulatorClock()
-        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit))
+        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store)
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 
