@@ -84,8 +84,28 @@ public enum ExportFolder {
     /// Writes `states` as a firebase-tools export folder at `directory`, replacing what is
     /// there atomically.
     @discardableResult
-    public static func replace(_ directory: String, with states: [DatabaseState], emulatorVersion: String = "hearth",
+    public static func replace(_ directory: String, with states: [DatabaseState],
                                progress: ((Int) -> Void)? = nil) throws(FirestoreError) -> ExportWriter.Summary {
+        try replace(directory) { (staging: String) throws(FirestoreError) -> ExportWriter.Summary in
+            let writer = try ExportWriter(directory: staging, name: firestoreFolder)
+            var written = 0
+            for state in states {
+                for (_, version) in state.documents {
+                    guard let document = version.document else { continue }
+                    try writer.add(path: document.path, fields: document.fields, database: state.database)
+                    written += 1
+                    if written % 100_000 == 0 { progress?(written) }
+                }
+            }
+            return try writer.finish()
+        }
+    }
+
+    /// Has `write` put an export named `firestore_export` in a staging folder beside
+    /// `directory`, adds `firebase-export-metadata.json`, syncs, and swaps the folder in.
+    @discardableResult
+    public static func replace(_ directory: String, emulatorVersion: String = "hearth",
+                               write: (_ staging: String) throws(FirestoreError) -> ExportWriter.Summary) throws(FirestoreError) -> ExportWriter.Summary {
         let standardized = (directory as NSString).standardizingPath
         let parent = (standardized as NSString).deletingLastPathComponent
         let name = (standardized as NSString).lastPathComponent
@@ -99,17 +119,7 @@ public enum ExportFolder {
             throw FirestoreError(.invalidArgument, "Cannot create \(staging): \(error.localizedDescription)")
         }
         do {
-            let writer = try ExportWriter(directory: staging, name: firestoreFolder)
-            var written = 0
-            for state in states {
-                for (_, version) in state.documents {
-                    guard let document = version.document else { continue }
-                    try writer.add(path: document.path, fields: document.fields, database: state.database)
-                    written += 1
-                    if written % 100_000 == 0 { progress?(written) }
-                }
-            }
-            let summary = try writer.finish()
+            let summary = try write(staging)
             let metadata = JSON.object([
                 ("version", .string(emulatorVersion)),
                 ("firestore", .object([

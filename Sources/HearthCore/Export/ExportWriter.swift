@@ -23,6 +23,14 @@ public final class ExportWriter {
         public let documents: Int
         public let dataFiles: Int
         public let dataBytes: Int
+
+        public init(folder: String, overallFile: String, documents: Int, dataFiles: Int, dataBytes: Int) {
+            self.folder = folder
+            self.overallFile = overallFile
+            self.documents = documents
+            self.dataFiles = dataFiles
+            self.dataBytes = dataBytes
+        }
     }
 
     public let folder: String
