@@ -11,7 +11,7 @@ enum ServeCommand {
         usage: hearth serve [--host H] [--port N] [--host-port H:N] [--project P] [--seed FILE]
                             [--indexes FILE] [--index-mode enforce|warn|off|learn] [--ready-file PATH]
                             [--rules FILE] [--workspace DIR] [--config firebase.json]
-                            [--data-dir DIR [--truncate-damaged-log]] [--import PATH]
+                            [--data-dir DIR [--truncate-damaged-log] [--compact-after SIZE]] [--import PATH]
                             [--export-on-exit DIR] [--history-limit SIZE]
                             [--console-port N | --no-console]
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
@@ -24,6 +24,8 @@ enum ServeCommand {
                         a restart brings everything back (one process per DIR)
           --truncate-damaged-log  start even when a log file in --data-dir is damaged before
                         later data, keeping what precedes the damage (the rest is lost)
+          --compact-after  fold the log of --data-dir into a snapshot, in the background,
+                        once it grows past SIZE (default 64M; bytes, or K/M/G)
           --import      load an export at start-up: the official emulator's or gcloud's
                         export folder or .overall_export_metadata file, a firebase-tools
                         export folder, or a Hearth JSON file (alias --import-data)
@@ -57,6 +59,7 @@ enum ServeCommand {
         var rules: String?, workspace: String?
         var historyLimit = VersionHistoryBudget.defaultLimit
         var consolePort: Int?, console = true
+        var compactAfter = DurableStore.Options().compactionThreshold
         var dataDir: String?, truncateDamagedLog = false, importPath: String?, exportOnExit: String?, configFile: String?
         var explicitProject: String?, explicitHost = false, explicitPort = false
         // gcloud writes `--flag=value`; both spellings are accepted.
@@ -92,6 +95,9 @@ enum ServeCommand {
                 explicitPort = true
             case "--project": project = v; explicitProject = v
             case "--data-dir": dataDir = v
+            case "--compact-after":
+                guard let n = ByteSize.parse(v), n > 0 else { return fail("--compact-after must be a size (bytes, or with K, M or G), got '\(v)'") }
+                compactAfter = n
             case "--import", "--import-data": importPath = v
             case "--export-on-exit": exportOnExit = v
             case "--config": configFile = v
@@ -153,7 +159,7 @@ enum ServeCommand {
         var store: DurableStore?
         if let dataDir {
             do {
-                store = try DurableStore.open(directory: dataDir, options: .init(truncateDamagedLog: truncateDamagedLog,
+                store = try DurableStore.open(directory: dataDir, options: .init(compactionThreshold: compactAfter, truncateDamagedLog: truncateDamagedLog,
                     notice: { FileHandle.standardError.write(Data("hearth serve: \($0)\n".utf8)) }))
             } catch {
                 return failData("cannot open the data directory: \(error.message)")
