@@ -8,6 +8,11 @@ public class AggregateFunction: @unchecked Sendable {
         self.args = args.map(expressionNode)
     }
 
+    /// The unlabeled form Google's snippets use: `AggregateFunction("count_if", [cond])`.
+    public convenience init(_ functionName: String, _ args: [Expression]) {
+        self.init(functionName: functionName, args: args)
+    }
+
     public func `as`(_ name: String) -> AliasedAggregate { AliasedAggregate(aggregate: self, alias: name) }
 
     var node: ExpressionNode { .function(functionName, args) }

@@ -102,6 +102,11 @@ public class FunctionExpression: Expression, ExpressionNodeConvertible, @uncheck
         self.args = args.map(expressionNode)
     }
 
+    /// The unlabeled form: `FunctionExpression("add", [Field("a"), Constant(1)])`.
+    public convenience init(_ functionName: String, _ args: [Expression]) {
+        self.init(functionName: functionName, args: args)
+    }
+
     init(_ name: String, nodes: [ExpressionNode]) {
         functionName = name
         args = nodes
