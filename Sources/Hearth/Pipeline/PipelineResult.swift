@@ -15,7 +15,8 @@ public struct PipelineResult: @unchecked Sendable {
         id = row.name?.lastSegment
         createTime = row.createTime.map(Timestamp.init)
         updateTime = row.updateTime.map(Timestamp.init)
-        data = writer.fields(row.fields)
+        // A stored document's fields convert once per version (the memo queries use too).
+        data = row.document.map(writer.memoizedFields) ?? writer.fields(row.fields)
     }
 
     /// The value at a dotted field path, or nil.
