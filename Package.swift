@@ -25,9 +25,11 @@ let package = Package(
         // calls, the protobuf wire codec) below the Firestore service (REST, gRPC handlers).
         .target(name: "HearthTransport"),
         .target(name: "HearthGRPC", dependencies: ["HearthTransport"]),
-        .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC"]),
+        // The console's web files are compiled in (PackageResources.<file>), so the binary stands alone.
+        .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC"],
+                resources: [.embedInCode("Console/UI")]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer"]),
-        .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer"]),
+        .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer", "HearthGRPC"]),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(name: "HearthTests", dependencies: ["Hearth", "HearthCore"]),
         .testTarget(name: "ScenarioTests", dependencies: ["FirebaseFirestore"]),

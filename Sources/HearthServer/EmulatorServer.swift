@@ -53,7 +53,16 @@ struct RequestHandler: Sendable {
     let state: EmulatorState
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
-        var response = respond(request, stop: stop)
+        var response: HTTPResponse
+        if request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
+            .rest, method: request.method, path: PercentDecoding.decode(request.path) ?? String(request.path),
+            authorization: request.header("authorization")) {
+            response = RequestTrace.$current.withValue(trace) { respond(request, stop: stop) }
+            state.requestLog.record(trace.finish(code: trace.failure?.code ?? (response.status < 400 ? .ok : .notFound),
+                                                 httpStatus: response.status, message: trace.failure?.message))
+        } else {
+            response = respond(request, stop: stop)
+        }
         response.headers += CORS.headers(for: request)
         return response
     }
@@ -77,6 +86,7 @@ struct RequestHandler: Sendable {
             }
             return .text(404, "Not Found\n")
         } catch {
+            RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
             return error.httpResponse
         }
     }

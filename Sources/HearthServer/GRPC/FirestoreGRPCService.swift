@@ -10,10 +10,17 @@ struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
 
+    /// The method's handler, recording each call in the request log while it is observed.
     func handler(for method: String) -> GRPCHandler? {
         guard let rpc = rpc(for: method) else { return nil }
+        let log = state.requestLog
+        let path = "/\(name)/\(method)"
         return { bytes, call throws(GRPCStatus) in
-            do throws(FirestoreError) { try rpc(bytes, FirestoreCall(call)) } catch { throw GRPCStatus(error) }
+            do throws(FirestoreError) {
+                try log.serve(.grpc, method: method, path: path, authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                    try rpc(bytes, FirestoreCall(call))
+                }
+            } catch { throw GRPCStatus(error) }
         }
     }
 

@@ -57,6 +57,8 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     let state: EmulatorState
     let call: FirestoreCall
+    /// This stream's entry in `state.streams`.
+    private let streamID: Int
 
     /// Shared with the connection thread and the engine's sinks.
     private let events = GRPCEventQueue<Event>()
@@ -72,6 +74,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     private init(state: EmulatorState, call: FirestoreCall) {
         self.state = state
         self.call = call
+        streamID = state.streams.open(.listen, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
     }
 
     /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
@@ -148,6 +151,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     private func stopAll() {
+        state.streams.close(streamID)
         guard let database else { return }
         let db = state.database(database)
         for t in targets.values { db.stopListening(t.registration) }
@@ -172,7 +176,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             }
             if let t = owed { try sendNoChange(t); owed = nil }
             switch event {
-            case .request(let bytes): try handle(ListenMessages.decodeRequest(bytes))
+            case .request(let bytes):
+                try state.requestLog.serve(.grpc, method: "Listen", path: "/google.firestore.v1.Firestore/Listen",
+                                           authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                    try handle(ListenMessages.decodeRequest(bytes))
+                }
             case .inputEnded:
                 finished = true
                 call.finish(.ok)
@@ -202,7 +210,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             let auth = try AuthContext.parse(call.request.value("authorization"))
             rules = try RulesEnforcer(state: state, database: requested, auth: auth)
             database = requested
+            state.streams.update(streamID) { $0.database = requested }
         }
+        state.streams.update(streamID) { $0.requests += 1 }
         switch request.change {
         case nil:
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")
@@ -213,6 +223,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 return
             }
             state.database(requested).stopListening(target.registration)
+            state.streams.update(streamID) { $0.targets[id] = nil }
             try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
         case .add(let spec):
             try add(spec, database: requested)
@@ -227,6 +238,12 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         nextGeneration += 1
         do throws(FirestoreError) {
             let target = try ListenMessages.resolve(spec.kind, database: database)
+            if let trace = RequestTrace.current(ifObserving: state.requestLog) {
+                switch target {
+                case .documents(let paths): for p in paths { trace.named(p, in: database) }
+                case .query(let q): trace.named(q.collectionPath, in: database)
+                }
+            }
             let current = db.state()
             switch target {
             case .documents(let paths): for p in paths { try p.validateSegments(); try rules?.checkGet(p, in: current) }
@@ -239,7 +256,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             targets[id] = ActiveTarget(registration: registration, generation: generation, target: target,
                                        resumeRequested: spec.readTime != nil || !(spec.resumeToken ?? []).isEmpty,
                                        resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
+            state.streams.update(streamID) { $0.targets[id] = target }
         } catch {
+            RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
             try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id], cause: error))
         }
     }
@@ -293,6 +312,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         if target.once {
             state.database(database).stopListening(target.registration)
             targets[id] = nil
+            state.streams.update(streamID) { $0.targets[id] = nil }
             try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
         }
     }

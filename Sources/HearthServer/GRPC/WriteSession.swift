@@ -30,12 +30,15 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     // Worker thread only.
     private var service: DocumentService?
     private let streamID = UUID().uuidString.lowercased()
+    /// This stream's entry in `state.streams`.
+    private let openStreamID: Int
     private var tokenCounter: UInt64 = 0
     private var finished = false
 
     private init(state: EmulatorState, call: FirestoreCall) {
         self.state = state
         self.call = call
+        openStreamID = state.streams.open(.write, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
     }
 
     /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
@@ -56,6 +59,7 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     // MARK: Worker
 
     private func run() {
+        defer { state.streams.close(openStreamID) }
         while !finished {
             let batch = events.next(whileOpen: call.grpc)
             guard !batch.isEmpty else { return }  // the call ended with nothing left to do
@@ -72,7 +76,12 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
 
     private func handle(_ event: Event) throws(FirestoreError) {
         switch event {
-        case .request(let bytes): try handle(WriteStreamMessages.decodeRequest(bytes))
+        case .request(let bytes):
+            state.streams.update(openStreamID) { $0.requests += 1 }
+            try state.requestLog.serve(.grpc, method: "Write", path: "/google.firestore.v1.Firestore/Write",
+                                       authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                try handle(WriteStreamMessages.decodeRequest(bytes))
+            }
         case .inputEnded:
             finished = true
             call.finish(.ok)
@@ -95,6 +104,7 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
             }
             let auth = try AuthContext.parse(call.request.value("authorization"))
             service = try DocumentService(state: state, database: database, auth: auth)
+            state.streams.update(openStreamID) { $0.database = database }
             try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken()))
             return
         }

@@ -10,6 +10,10 @@ public final class EmulatorState: Sendable {
     public let registry: DatabaseRegistry
     /// Security rules per project (all databases of a project share them).
     public let rules = RulesRegistry()
+    /// The requests the front ends served, recorded while someone (the console) watches.
+    public let requestLog = RequestLog()
+    /// The open Listen and Write streams and WebChannel sessions, with their targets.
+    public let streams = OpenStreams()
     private let indexSetup: Mutex<IndexSetup>
     private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
@@ -25,9 +29,12 @@ public final class EmulatorState: Sendable {
     ///   - indexes: declared composite indexes for every database (`--indexes`).
     ///   - indexMode: how missing indexes are reported (`--index-mode`); the core default
     ///     when nil (`enforce` with declared indexes, else `warn`).
-    public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
+    ///   - historyLimit: the bytes every database's past versions may take together
+    ///     (`--history-limit`).
+    public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
+                historyLimit: Int = VersionHistoryBudget.defaultLimit) {
         clock = EmulatorClock()
-        registry = DatabaseRegistry(clock: clock)
+        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit))
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 
@@ -59,6 +66,13 @@ public final class EmulatorState: Sendable {
         let name = "snapshot-\(n)"
         snapshots.withLock { $0[name] = (id, snapshot) }
         return name
+    }
+
+    /// The ids of the snapshots taken of a database, oldest first.
+    public func snapshotIDs(of id: DatabaseID) -> [String] {
+        snapshots.withLock { s in
+            s.filter { $0.value.0 == id }.keys.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+        }
     }
 
     /// Restores a snapshot taken of the same database.

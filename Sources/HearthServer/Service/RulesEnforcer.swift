@@ -6,10 +6,12 @@ import HearthRules
 /// without rules allows everything, otherwise every read is an `allow get`, every query or
 /// listing is proved as a `list` (rules are not filters) and every commit is authorized
 /// write by write inside `Database.commit(_:transaction:authorize:)`, with `getAfter()`
-/// seeing the commit's result. Every evaluation feeds the project's coverage counts.
+/// seeing the commit's result. Every evaluation feeds the project's coverage counts, and
+/// while the request log is observed every verdict goes to the request's trace.
 struct RulesEnforcer {
     let database: DatabaseID
     let clock: EmulatorClock
+    let log: RequestLog
     /// nil: nothing is checked (owner, or no rules for the project).
     private let checks: RulesChecks?
 
@@ -18,6 +20,7 @@ struct RulesEnforcer {
     init(state: EmulatorState, database: DatabaseID, auth: AuthContext) throws(FirestoreError) {
         self.database = database
         self.clock = state.clock
+        self.log = state.requestLog
         let rules = state.rules.rules(forProject: database.project)
         if let failure = rules?.compileFailure { throw failure }
         if auth.isAdmin { checks = nil; return }
@@ -30,14 +33,25 @@ struct RulesEnforcer {
     /// `allow get` for reading the document at `path`, with `state` as the data the rules
     /// see (`resource`, `get()`); `readTime` reads a past version of it.
     func checkGet(_ path: ResourcePath, in state: DatabaseState, readTime: Timestamp? = nil) throws(FirestoreError) {
-        try checks?.checkGet(path, in: state, readTime: readTime, time: clock.now())
+        guard let checks else { return }
+        try checks.checkGet(path, in: state, readTime: readTime, time: clock.now(), observe: observer)
     }
 
     /// `allow list` for a query (also an aggregation's query, or a listing).
     func checkQuery(_ query: StructuredQuery, in state: DatabaseState) throws(FirestoreError) {
-        try checks?.checkQuery(query, in: state, time: clock.now())
+        guard let checks else { return }
+        try checks.checkQuery(query, in: state, time: clock.now(), observe: observer)
     }
 
     /// The commit-time check (nil when nothing is checked).
-    func commitAuthorizer() -> Database.CommitAuthorizer? { checks?.commitAuthorizer() }
+    func commitAuthorizer() -> Database.CommitAuthorizer? {
+        guard let checks else { return nil }
+        return checks.commitAuthorizer(observe: observer)
+    }
+
+    /// Hands each verdict to the request's trace, when the request is traced.
+    private var observer: RulesChecks.Observer? {
+        guard let trace = RequestTrace.current(ifObserving: log) else { return nil }
+        return { trace.decided($0) }
+    }
 }

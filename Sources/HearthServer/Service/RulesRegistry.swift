@@ -17,6 +17,9 @@ public final class RulesRegistry: Sendable {
         byProject.withLock { $0[project] = rules }
     }
 
+    /// The projects with rules, sorted.
+    public var projects: [String] { byProject.withLock { $0.keys.sorted() } }
+
     /// Drops the rules of `project`: everything is allowed again.
     public func remove(project: String) {
         _ = byProject.withLock { $0.removeValue(forKey: project) }
