@@ -12,7 +12,7 @@ struct QueryDefinition: Hashable, Sendable {
     var allDescendants: Bool
     /// Top-level conjuncts, each a field, unary or composite filter.
     var filters: [QueryFilter] = []
-    var orderBy: [Ordering] = []
+    var orderBy: [HearthCore.Ordering] = []
     var startAt: Cursor?
     var endAt: Cursor?
     var limit: Int?
@@ -42,7 +42,7 @@ struct QueryDefinition: Hashable, Sendable {
     /// Explicit order-bys, then the inequality fields not already ordered (sorted by field
     /// path), then `__name__`; implicit entries take the last explicit direction
     /// (semantics §7). Document cursors take their values in this order.
-    var normalizedOrderBy: [Ordering] {
+    var normalizedOrderBy: [HearthCore.Ordering] {
         var result = orderBy
         var seen = Set(orderBy.map(\.field))
         let descending = orderBy.last?.descending ?? false
@@ -54,10 +54,10 @@ struct QueryDefinition: Hashable, Sendable {
             }
         })
         for f in inequalityFields.sorted() where !seen.contains(f) && !f.isDocumentName {
-            result.append(Ordering(f, descending: descending))
+            result.append(HearthCore.Ordering(f, descending: descending))
             seen.insert(f)
         }
-        if !seen.contains(.documentName) { result.append(Ordering(.documentName, descending: descending)) }
+        if !seen.contains(.documentName) { result.append(HearthCore.Ordering(.documentName, descending: descending)) }
         return result
     }
 
@@ -370,7 +370,7 @@ public class Query: @unchecked Sendable, Hashable {
             throw .invalidArgument("Invalid query. You must not specify an ending point before specifying the order by.")
         }
         var d = definition
-        d.orderBy.append(Ordering(path, descending: descending))
+        d.orderBy.append(HearthCore.Ordering(path, descending: descending))
         return with(d)
     }
 
