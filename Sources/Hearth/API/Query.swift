@@ -545,13 +545,16 @@ public class Query: @unchecked Sendable, Hashable {
         firestore.ensureActive()
         requireValid { () throws(FirestoreError) in try checkRunnable() }
         var documents: [HearthCore.Document]
+        var readTime: HearthCore.Timestamp?
         do {
             let query = definition.structuredQuery
             if source == .cache {
                 documents = try firestore.local.cache.documents(matching: query)
             } else {
                 try firestore.access.checkQuery(query, in: firestore.database)
-                documents = try firestore.database.runQuery(query).documents
+                let result = try firestore.database.runQuery(query)
+                documents = result.documents
+                readTime = result.readTime
                 firestore.local.cache.recordQuery(query)
             }
         } catch {
@@ -561,7 +564,7 @@ public class Query: @unchecked Sendable, Hashable {
         let metadata: SnapshotMetadata = source == .cache ? .cache : .server
         return QuerySnapshot(query: self, documents: documents.map {
             QueryDocumentSnapshot(firestore: firestore, document: $0, metadata: metadata)
-        }, metadata: metadata)
+        }, metadata: metadata, readTime: readTime)
     }
 
     public func getDocuments(completion: @escaping (QuerySnapshot?, Error?) -> Void) {
