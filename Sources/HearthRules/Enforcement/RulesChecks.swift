@@ -12,12 +12,23 @@ public struct RulesChecks: Sendable {
     public let auth: RulesAuth?
     public let database: DatabaseID
     public let coverage: RulesCoverage?
+    /// Receives what `debug()` printed during each evaluation, in order (the emulator
+    /// writes it to its log).
+    public let debugOutput: (@Sendable ([String]) -> Void)?
 
-    public init(program: RulesProgram, auth: RulesAuth?, database: DatabaseID, coverage: RulesCoverage? = nil) {
+    public init(program: RulesProgram, auth: RulesAuth?, database: DatabaseID, coverage: RulesCoverage? = nil,
+                debugOutput: (@Sendable ([String]) -> Void)? = nil) {
         self.program = program
         self.auth = auth
         self.database = database
         self.coverage = coverage
+        self.debugOutput = debugOutput
+    }
+
+    private func report(_ decisions: [RulesDecision]) {
+        guard let debugOutput else { return }
+        let printed = decisions.flatMap(\.debugOutput)
+        if !printed.isEmpty { debugOutput(printed) }
     }
 
     /// `allow get` for the document at `path`, with `state` (as of `readTime`, if given) as
@@ -26,6 +37,7 @@ public struct RulesChecks: Sendable {
         let decision = program.evaluate(
             RulesRequest(method: .get, path: path, database: database.database, auth: auth, time: time),
             data: DatabaseStateDataSource(state: state, readTime: readTime), coverage: coverage)
+        report([decision])
         if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
     }
 
@@ -33,6 +45,7 @@ public struct RulesChecks: Sendable {
     public func checkQuery(_ query: StructuredQuery, in state: DatabaseState, time: Timestamp) throws(FirestoreError) {
         let decision = program.allowsQuery(query, database: database.database, auth: auth, time: time,
                                            data: DatabaseStateDataSource(state: state), coverage: coverage)
+        report([decision])
         if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
     }
 
@@ -44,6 +57,7 @@ public struct RulesChecks: Sendable {
             let writes = after.map { RulesWrite(path: $0.path, newData: $0.document?.fields) }
             let decision = checks.program.evaluateBatch(writes, database: checks.database.database, auth: checks.auth, time: time,
                                                         data: DatabaseStateDataSource(state: before), coverage: checks.coverage)
+            checks.report(decision.decisions)
             if let denial = decision.firstDenial { throw FirestoreError(.permissionDenied, denial.denialMessage) }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import HearthRules
 
@@ -21,7 +22,16 @@ struct RulesEnforcer {
         let rules = state.rules.rules(forProject: database.project)
         if let failure = rules?.compileFailure { throw failure }
         if auth.isAdmin { checks = nil; return }
-        checks = rules?.program.map { RulesChecks(program: $0, auth: auth.rulesAuth, database: database, coverage: rules?.coverage) }
+        checks = rules?.program.map {
+            RulesChecks(program: $0, auth: auth.rulesAuth, database: database, coverage: rules?.coverage, debugOutput: Self.log)
+        }
+    }
+
+    /// `debug()` output goes to standard output as the official emulator prints it: each
+    /// value in protobuf text format, then an empty line (one write, so values of concurrent
+    /// requests do not interleave).
+    private static let log: @Sendable ([String]) -> Void = { values in
+        FileHandle.standardOutput.write(Data(values.map { $0 + "\n\n" }.joined().utf8))
     }
 
     /// Whether requests are checked at all.
