@@ -5,7 +5,9 @@ import Darwin
 #endif
 import Foundation
 import HearthCore
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// A minimal blocking HTTP/1.1 client over a loopback socket, so tests control the exact
 /// bytes (pipelining, chunking, malformed input) and read responses one by one.
@@ -13,6 +15,8 @@ final class RawHTTPClient {
     struct Response {
         var status: Int
         var headers: [String: String]
+        /// Every header line as sent (lower-cased names), duplicates included.
+        var headerLines: [(name: String, value: String)] = []
         var body: [UInt8]
         var json: JSON? { try? JSON.parse(body) }
         var text: String { String(decoding: body, as: UTF8.self) }
@@ -82,9 +86,12 @@ final class RawHTTPClient {
                 let statusLine = lines.removeFirst().split(separator: " ")
                 guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
                 var headers: [String: String] = [:]
+                var headerLines: [(name: String, value: String)] = []
                 for l in lines where !l.isEmpty {
                     if let c = l.firstIndex(of: ":") {
-                        headers[l[..<c].lowercased()] = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces)
+                        let name = l[..<c].lowercased(), value = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces)
+                        headers[name] = value
+                        headerLines.append((name, value))
                     }
                 }
                 let length = Int(headers["content-length"] ?? "0") ?? 0
@@ -92,10 +99,62 @@ final class RawHTTPClient {
                 let body = Array(buffer[(end + 4)..<(end + 4 + length)])
                 buffer.removeFirst(end + 4 + length)
                 if status == 100 { continue }
-                return Response(status: status, headers: headers, body: body)
+                return Response(status: status, headers: headers, headerLines: headerLines, body: body)
             }
             if !fill() { return nil }
         }
+    }
+
+    /// What has been read and not yet taken as a response (after `readUntilClosed`).
+    var remainingText: String { String(decoding: buffer, as: UTF8.self) }
+
+    /// Reads a response head only (for a chunked body read with `readChunk`).
+    func readHead() -> (status: Int, headers: [String: String])? {
+        while true {
+            if let end = headEnd() {
+                let head = String(decoding: buffer[0..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                var lines = head.components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst().split(separator: " ")
+                guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+                var headers: [String: String] = [:]
+                for l in lines {
+                    if let c = l.firstIndex(of: ":") {
+                        headers[l[..<c].lowercased()] = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces)
+                    }
+                }
+                return (status, headers)
+            }
+            if !fill() { return nil }
+        }
+    }
+
+    /// Reads one chunk of a chunked body: its bytes, empty for the last chunk, nil when the
+    /// connection closed (or the read timed out) first.
+    func readChunk() -> [UInt8]? {
+        func line() -> String? {
+            while true {
+                if let i = buffer.firstIndex(of: 10), i > 0, buffer[i - 1] == 13 {
+                    let l = String(decoding: buffer[0..<(i - 1)], as: UTF8.self)
+                    buffer.removeFirst(i + 1)
+                    return l
+                }
+                if !fill() { return nil }
+            }
+        }
+        guard let sizeLine = line(), let size = Int(sizeLine, radix: 16) else { return nil }
+        while buffer.count < size + 2 { if !fill() { return nil } }
+        let data = Array(buffer[0..<size])
+        buffer.removeFirst(size + 2)
+        return data
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        if n <= 0 { return false }
+        buffer.append(contentsOf: chunk[0..<n])
+        return true
     }
 
     private func headEnd() -> Int? {
