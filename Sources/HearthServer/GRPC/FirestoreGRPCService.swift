@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthTransport
 
 /// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
 /// the same `DocumentService` as the REST front end (rules, transactions, paging, admin
@@ -10,10 +11,31 @@ struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
 
+    /// The method's handler, recording each call in the request log while it is observed.
     func handler(for method: String) -> GRPCHandler? {
         guard let rpc = rpc(for: method) else { return nil }
+        let log = state.requestLog
+        let path = "/\(name)/\(method)"
         return { bytes, call throws(GRPCStatus) in
-            do throws(FirestoreError) { try rpc(bytes, FirestoreCall(call)) } catch { throw GRPCStatus(error) }
+            do throws(FirestoreError) {
+                try log.serve(.grpc, method: method, path: path, authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                    try rpc(bytes, FirestoreCall(call))
+                }
+            } catch { throw GRPCStatus(error) }
+        }
+    }
+
+    /// Point reads and writes run on the connection's event loop: they take microseconds
+    /// and never wait (the engine's commit lock is held for microseconds; transactions are
+    /// optimistic), so they are spared two thread hand-offs. Queries, listings and batch
+    /// writes, whose cost grows with the data, run on the worker pool.
+    func placement(for method: String) -> HandlerPlacement {
+        switch method {
+        case "GetDocument", "BatchGetDocuments", "Commit", "BeginTransaction", "Rollback",
+             "CreateDocument", "UpdateDocument", "DeleteDocument":
+            .inline
+        default:
+            .pool
         }
     }
 
@@ -37,14 +59,15 @@ struct FirestoreGRPCService: GRPCService {
         case "RunQuery": return rpcs.runQuery
         case "RunAggregationQuery": return rpcs.runAggregationQuery
         case "PartitionQuery": return rpcs.partitionQuery
+        case "ExecutePipeline": return rpcs.executePipeline
         default: return nil
         }
     }
 
     func streamHandler(for method: String) -> GRPCStreamHandler? {
         switch method {
-        case "Listen": return { [state] call in ListenSession.start(state: state, call: FirestoreCall(call)) }
-        case "Write": return { [state] call in WriteSession.start(state: state, call: FirestoreCall(call)) }
+        case "Listen": return { [state] call in ListenSession.start(state: state, call: FirestoreCall(call, waitsForClient: false)) }
+        case "Write": return { [state] call in WriteSession.start(state: state, call: FirestoreCall(call, waitsForClient: false)) }
         default: return nil
         }
     }

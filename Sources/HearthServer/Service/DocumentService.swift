@@ -11,12 +11,16 @@ struct DocumentService {
     let database: DatabaseID
     let auth: AuthContext
     let rules: RulesEnforcer
+    /// The current request's trace while the request log is observed: told what the request
+    /// addressed. Read per call, as a stream's service outlives each of its requests.
+    private var trace: RequestTrace? { RequestTrace.current(ifObserving: state.requestLog) }
 
     init(state: EmulatorState, database: DatabaseID, auth: AuthContext) throws(FirestoreError) {
         self.state = state
         self.database = database
         self.auth = auth
         self.rules = try RulesEnforcer(state: state, database: database, auth: auth)
+        trace?.addressed(database)
     }
 
     var db: Database { state.database(database) }
@@ -54,6 +58,7 @@ struct DocumentService {
 
     /// GetDocument: NOT_FOUND when absent.
     func get(_ path: ResourcePath, transaction: TransactionID?, readTime: Timestamp?) throws(FirestoreError) -> Document {
+        trace?.named(path, in: database)
         try path.validateSegments()
         let doc: Document?
         if let transaction {
@@ -76,6 +81,7 @@ struct DocumentService {
     /// when the document exists.
     func create(collection: ResourcePath, id: String?, fields: MapValue) throws(FirestoreError) -> Document {
         let path = collection.appending(id.flatMap { $0.isEmpty ? nil : $0 } ?? Self.generateID())
+        trace?.named(path, in: database)
         try path.validateSegments()
         let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))],
                                    authorize: rules.commitAuthorizer())
@@ -86,6 +92,7 @@ struct DocumentService {
     /// UpdateDocument: replaces the document, or with `updateMask` sets the masked paths
     /// present in `fields` and deletes the absent ones; returns the document as written.
     func update(_ path: ResourcePath, fields: MapValue, updateMask: [FieldPath]?, precondition: Precondition?) throws(FirestoreError) -> Document {
+        trace?.named(path, in: database)
         let operation: Write.Operation = updateMask.map { .update(fields, mask: $0.filter { !$0.isDocumentName }) } ?? .set(fields)
         let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)],
                                    authorize: rules.commitAuthorizer())
@@ -98,6 +105,7 @@ struct DocumentService {
 
     /// DeleteDocument (deleting a missing document succeeds unless a precondition says otherwise).
     func delete(_ path: ResourcePath, precondition: Precondition?) throws(FirestoreError) {
+        trace?.named(path, in: database)
         try db.commit([Write.delete(path, precondition: precondition)], authorize: rules.commitAuthorizer())
     }
 
@@ -108,6 +116,7 @@ struct DocumentService {
     /// documents. Pages are offsets in an opaque token.
     func list(collection: ResourcePath, showMissing: Bool, orderBy: [Ordering], pageSize: Int, pageToken: String?,
               readTime: Timestamp?) throws(FirestoreError) -> ([ListedDocument], String?) {
+        trace?.named(collection, in: database)
         if showMissing && !auth.isAdmin {
             throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.")
         }
@@ -147,17 +156,22 @@ struct DocumentService {
         return Self.page(entries, offset: offset, size: pageSize)
     }
 
+    /// One page of the documents directly in `collection`, in ID order, by cursor — what the
+    /// console browses with (ListDocuments pages by offset). Checked as a `list`.
+    func page(collection: ResourcePath, start: DocumentPageStart, size: Int) throws(FirestoreError) -> [Document] {
+        trace?.named(collection, in: database)
+        try collection.validateSegments()
+        let s = db.state()
+        try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
+        return s.documents(in: collection, start: start, limit: size)
+    }
+
     /// ListCollectionIds under `parent` (the database root or a document); admin only.
     func listCollectionIds(parent: ResourcePath, pageSize: Int, pageToken: String?, readTime: Timestamp?) throws(FirestoreError) -> ([String], String?) {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.") }
         guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
-        var ids = Set<String>()
-        for d in s.allDocuments(at: readTime) where d.path.count > parent.count && parent.isPrefix(of: d.path) {
-            ids.insert(d.path.segments[parent.count])
-        }
-        let sorted = ids.sorted { ResourcePath.compareSegments($0, $1) < 0 }
-        return Self.page(sorted, offset: try Self.offset(fromToken: pageToken), size: pageSize)
+        return Self.page(s.collectionIDs(under: parent, at: readTime), offset: try Self.offset(fromToken: pageToken), size: pageSize)
     }
 
     // MARK: Batches and transactions
@@ -168,6 +182,7 @@ struct DocumentService {
     /// the transaction a `newTransaction` began, and the read time. One denied document fails
     /// the whole request (as on the official emulator).
     func batchGet(_ paths: [ResourcePath], consistency: Consistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
+        if let trace { for p in paths { trace.named(p, in: database) } }
         var readTime: Timestamp?
         if case .readTime(let t) = consistency { readTime = t }
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
@@ -204,7 +219,8 @@ struct DocumentService {
 
     /// Commit: atomic, optionally ending a transaction (ABORTED on conflict).
     func commit(_ writes: [Write], transaction: TransactionID?) throws(FirestoreError) -> CommitResult {
-        try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
+        if let trace { for w in writes { trace.named(w.path, in: database) } }
+        return try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
     }
 
     /// Rollback.
@@ -216,6 +232,7 @@ struct DocumentService {
     /// status), in order.
     func batchWrite(_ writes: [Write]) throws(FirestoreError) -> [Result<WriteResult, FirestoreError>] {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Batch writes require admin authentication.") }
+        if let trace { for w in writes { trace.named(w.path, in: database) } }
         var outcomes: [Result<WriteResult, FirestoreError>] = []
         for w in writes {
             do throws(FirestoreError) { outcomes.append(.success(try db.commit([w], authorize: rules.commitAuthorizer()).writeResults[0])) }
@@ -229,6 +246,7 @@ struct DocumentService {
     /// RunQuery; inside a transaction the engine reads its consistent view and records
     /// the reads. Returns the transaction a `newTransaction` began.
     func runQuery(_ query: StructuredQuery, consistency: Consistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
+        trace?.named(query.collectionPath, in: database)
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
         let result: QueryResult
@@ -238,6 +256,7 @@ struct DocumentService {
 
     /// RunAggregationQuery. Returns the transaction a `newTransaction` began.
     func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: Consistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
+        trace?.named(query.collectionPath, in: database)
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
         if let txn { return (try db.runAggregation(query, aggregations: aggregations, transaction: txn), began) }
@@ -254,7 +273,7 @@ struct DocumentService {
     }
 
     /// Where a query reads: (the transaction, the one begun here, the read time).
-    private func readPoint(_ consistency: Consistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
+    func readPoint(_ consistency: Consistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
         switch consistency {
         case .current: return (nil, nil, nil)
         case .readTime(let t): return (nil, nil, t)

@@ -10,6 +10,10 @@ public final class EmulatorState: Sendable {
     public let registry: DatabaseRegistry
     /// Security rules per project (all databases of a project share them).
     public let rules = RulesRegistry()
+    /// The requests the front ends served, recorded while someone (the console) watches.
+    public let requestLog = RequestLog()
+    /// The open Listen and Write streams and WebChannel sessions, with their targets.
+    public let streams = OpenStreams()
     private let indexSetup: Mutex<IndexSetup>
     private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
@@ -18,6 +22,7 @@ public final class EmulatorState: Sendable {
         var configuration: IndexConfiguration?
         var mode: IndexMode?
         var perProject: [String: IndexConfiguration] = [:]
+        var perDatabase: [DatabaseID: IndexConfiguration] = [:]
         var configured: Set<DatabaseID> = []
     }
 
@@ -27,10 +32,11 @@ public final class EmulatorState: Sendable {
     ///     when nil (`enforce` with declared indexes, else `warn`).
     ///   - historyLimit: the bytes every database's past versions may take together
     ///     (`--history-limit`).
+    ///   - store: the data directory (`--data-dir`) every database lives in; nil in memory.
     public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
-                historyLimit: Int = VersionHistoryBudget.defaultLimit) {
+                historyLimit: Int = VersionHistoryBudget.defaultLimit, store: DurableStore? = nil) {
         clock = EmulatorClock()
-        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit))
+        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store)
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 
@@ -39,12 +45,17 @@ public final class EmulatorState: Sendable {
         indexSetup.withLock { $0.perProject[project] = configuration }
     }
 
+    /// Declares indexes for one database (firebase.json's list form).
+    public func setIndexes(_ configuration: IndexConfiguration, forDatabase id: DatabaseID) {
+        indexSetup.withLock { $0.perDatabase[id] = configuration }
+    }
+
     /// The database for `id`, created and configured on first use.
     public func database(_ id: DatabaseID) -> Database {
         let db = registry.database(id)
         let setup: (IndexConfiguration?, IndexMode?)? = indexSetup.withLock { s in
             guard s.configured.insert(id).inserted else { return nil }
-            return (s.perProject[id.project] ?? s.configuration, s.mode)
+            return (s.perDatabase[id] ?? s.perProject[id.project] ?? s.configuration, s.mode)
         }
         if let (configuration, mode) = setup, configuration != nil || mode != nil {
             let config = configuration ?? IndexConfiguration()
@@ -62,6 +73,13 @@ public final class EmulatorState: Sendable {
         let name = "snapshot-\(n)"
         snapshots.withLock { $0[name] = (id, snapshot) }
         return name
+    }
+
+    /// The ids of the snapshots taken of a database, oldest first.
+    public func snapshotIDs(of id: DatabaseID) -> [String] {
+        snapshots.withLock { s in
+            s.filter { $0.value.0 == id }.keys.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+        }
     }
 
     /// Restores a snapshot taken of the same database.

@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import HearthRules
 
@@ -6,10 +7,12 @@ import HearthRules
 /// without rules allows everything, otherwise every read is an `allow get`, every query or
 /// listing is proved as a `list` (rules are not filters) and every commit is authorized
 /// write by write inside `Database.commit(_:transaction:authorize:)`, with `getAfter()`
-/// seeing the commit's result. Every evaluation feeds the project's coverage counts.
+/// seeing the commit's result. Every evaluation feeds the project's coverage counts, and
+/// while the request log is observed every verdict goes to the request's trace.
 struct RulesEnforcer {
     let database: DatabaseID
     let clock: EmulatorClock
+    let log: RequestLog
     /// nil: nothing is checked (owner, or no rules for the project).
     private let checks: RulesChecks?
 
@@ -18,10 +21,19 @@ struct RulesEnforcer {
     init(state: EmulatorState, database: DatabaseID, auth: AuthContext) throws(FirestoreError) {
         self.database = database
         self.clock = state.clock
-        let rules = state.rules.rules(forProject: database.project)
+        self.log = state.requestLog
+        let rules = state.rules.rules(for: database)
         if let failure = rules?.compileFailure { throw failure }
         if auth.isAdmin { checks = nil; return }
         checks = rules?.program.map { RulesChecks(program: $0, auth: auth.rulesAuth, database: database, coverage: rules?.coverage) }
+    }
+
+    /// `debug()` output goes to standard output as the official emulator prints it: each
+    /// value in protobuf text format, then an empty line (one write per decision, so the
+    /// values of concurrent requests do not interleave).
+    private static func printDebugOutput(_ decision: RulesDecision) {
+        guard !decision.debugOutput.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(decision.debugOutput.map { $0 + "\n\n" }.joined().utf8))
     }
 
     /// Whether requests are checked at all.
@@ -30,14 +42,29 @@ struct RulesEnforcer {
     /// `allow get` for reading the document at `path`, with `state` as the data the rules
     /// see (`resource`, `get()`); `readTime` reads a past version of it.
     func checkGet(_ path: ResourcePath, in state: DatabaseState, readTime: Timestamp? = nil) throws(FirestoreError) {
-        try checks?.checkGet(path, in: state, readTime: readTime, time: clock.now())
+        guard let checks else { return }
+        try checks.checkGet(path, in: state, readTime: readTime, time: clock.now(), observe: observer)
     }
 
     /// `allow list` for a query (also an aggregation's query, or a listing).
     func checkQuery(_ query: StructuredQuery, in state: DatabaseState) throws(FirestoreError) {
-        try checks?.checkQuery(query, in: state, time: clock.now())
+        guard let checks else { return }
+        try checks.checkQuery(query, in: state, time: clock.now(), observe: observer)
     }
 
     /// The commit-time check (nil when nothing is checked).
-    func commitAuthorizer() -> Database.CommitAuthorizer? { checks?.commitAuthorizer() }
+    func commitAuthorizer() -> Database.CommitAuthorizer? {
+        guard let checks else { return nil }
+        return checks.commitAuthorizer(observe: observer)
+    }
+
+    /// Prints each verdict's `debug()` output, and hands the verdict to the request's
+    /// trace when the request is traced.
+    private var observer: RulesChecks.Observer? {
+        guard let trace = RequestTrace.current(ifObserving: log) else { return { Self.printDebugOutput($0) } }
+        return {
+            Self.printDebugOutput($0)
+            trace.decided($0)
+        }
+    }
 }
