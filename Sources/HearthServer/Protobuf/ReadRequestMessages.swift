@@ -39,7 +39,7 @@ enum ReadRequestMessages {
     /// response only) and the read time (always set; the web SDK asserts it on `missing`).
     static func encodeBatchGetResponse(path: ResourcePath, document: Document?, transaction: TransactionID?, readTime: Timestamp,
                                        database: DatabaseID, mask: [FieldPath]?) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + (document.map(DocumentMessage.estimatedSize) ?? 128))
         if let document { w.writeMessage(1) { DocumentMessage.encode(document, database: database, mask: mask, into: &$0) } }
         else { w.writeString(2, database.resourceName(path)) }
         if let transaction { w.writeBytes(3, Array(transaction.bytes)) }
@@ -95,7 +95,7 @@ enum ReadRequestMessages {
     /// One RunQueryResponse.
     static func encodeRunQueryResponse(document: Document?, transaction: TransactionID?, readTime: Timestamp,
                                        skippedResults: Int, done: Bool, database: DatabaseID) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + (document.map(DocumentMessage.estimatedSize) ?? 0))
         if let document { w.writeMessage(1) { DocumentMessage.encode(document, database: database, into: &$0) } }
         if let transaction { w.writeBytes(2, Array(transaction.bytes)) }
         WellKnownMessages.writeTimestamp(3, readTime, into: &w)

@@ -210,6 +210,21 @@ struct FieldPathTests {
     }
 }
 
+@Suite("Cutting resource names at slashes")
+struct SlashSeparatedTests {
+    @Test("every slash cuts, empty parts kept", arguments: [
+        ("", [""]), ("/", ["", ""]), ("a", ["a"]), ("a/b", ["a", "b"]), ("a//b", ["a", "", "b"]), ("/a/", ["", "a", ""]),
+        ("projects/p/databases/(default)/documents/c/d", ["projects", "p", "databases", "(default)", "documents", "c", "d"]),
+        ("caf\u{E9}/\u{1F600}x/\u{4E2D}", ["caf\u{E9}", "\u{1F600}x", "\u{4E2D}"]),
+        // A combining mark after a slash is a character of its own here (a cut, as bytes
+        // are), where Character-wise splitting would keep "/\u{301}" whole.
+        ("a/\u{301}b", ["a", "\u{301}b"]),
+    ])
+    func cuts(_ text: String, _ parts: [String]) {
+        #expect(ResourcePath.slashSeparated(text) == parts)
+    }
+}
+
 @Suite("DocumentName")
 struct DocumentNameTests {
     @Test("parses full document names")
