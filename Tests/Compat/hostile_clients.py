@@ -48,9 +48,9 @@ BUDGET_FLAGS = {
     "--max-stream-buffer": "1MiB",
     "--max-connection-buffer": "16MiB",
     "--max-total-buffer": "64MiB",
-    "--max-resets": "200",
-    "--max-pings": "100",
-    "--max-settings": "100",
+    "--max-resets-per-10s": "200",
+    "--max-pings-per-10s": "100",
+    "--max-settings-per-10s": "100",
 }
 TIMEOUT_SLACK = 3.0          # seconds past a configured deadline before calling it missed
 BUFFER_BUDGET_MB = 64        # --max-total-buffer above
