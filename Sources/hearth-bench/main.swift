@@ -112,6 +112,34 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
         return (seconds, count, sum)
     }
 
+    // d_range and g_combo as pipelines (`db.pipeline()`): the same queries through the
+    // pipeline evaluator, whose where + sort + limit head is an index scan.
+    func rangePipelineWorkload() async throws -> (seconds: Double, count: Int, sum: Int) {
+        var count = 0, sum = 0
+        let seconds = try await time {
+            for lo in workload.rangeLows {
+                let snap = try await db.pipeline().collection(bench)
+                    .where(Field("score").greaterThanOrEqual(lo)).sort([Field("score").ascending()]).limit(20).execute()
+                for r in snap.results { count += 1; sum += r.data["score"] as! Int }
+            }
+        }
+        if n == 10_000 && seed == 42 { check("d_range_pipeline count", count, 3998); check("d_range_pipeline score", sum, 2_001_514_441) }
+        return (seconds, count, sum)
+    }
+    func comboPipelineWorkload() async throws -> (seconds: Double, count: Int, sum: Int) {
+        var count = 0, sum = 0
+        let seconds = try await time {
+            for (category, lo) in workload.combos {
+                let snap = try await db.pipeline().collection(bench)
+                    .where(Field("category").equal(category) && Field("score").greaterThanOrEqual(lo))
+                    .sort([Field("score").ascending()]).limit(20).execute()
+                for r in snap.results { count += 1; sum += r.data["score"] as! Int }
+            }
+        }
+        if n == 10_000 && seed == 42 { check("g_combo_pipeline count", count, 1681); check("g_combo_pipeline score", sum, 947_558_340) }
+        return (seconds, count, sum)
+    }
+
     // The first run of each query workload includes building the automatic index it
     // needs (Hearth materialises an index on first use, then maintains it on every commit).
     // Only with --repeat: a held snapshot makes later commits copy the nodes it shares.
@@ -153,6 +181,11 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
     results.append(Measurement(workload: "d_range_warm", n: n, ops: 200, seconds: dw.seconds, extra: ["count": String(dw.count), "sum": String(dw.sum)]))
     let gw = try await comboWorkload()
     results.append(Measurement(workload: "g_combo_warm", n: n, ops: 100, seconds: gw.seconds, extra: ["count": String(gw.count), "sum": String(gw.sum)]))
+
+    let dp = try await rangePipelineWorkload()
+    results.append(Measurement(workload: "d_range_pipeline", n: n, ops: 200, seconds: dp.seconds, extra: ["count": String(dp.count), "sum": String(dp.sum)]))
+    let gp = try await comboPipelineWorkload()
+    results.append(Measurement(workload: "g_combo_pipeline", n: n, ops: 100, seconds: gp.seconds, extra: ["count": String(gp.count), "sum": String(gp.sum)]))
 
     // --repeat: each query workload K more times, warm, then with its index dropped each time
     // (restoring the state from before the first queries, whose documents' `data()` stays
@@ -220,10 +253,16 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
     return results
 }
 
+if CommandLine.arguments.dropFirst().first == "--server" {
+    exit(ServerBenchmark.main(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 var sizes = [10_000, 100_000]
 var seed: UInt64 = 42
 var json = false
 var repeats = 0
+var historyLimit: Int? = HistoryBenchmark.defaultLimitMiB
+var updates = 1_200_000
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     switch arg {
@@ -233,13 +272,28 @@ while let arg = args.popFirst() {
     case "--repeat": repeats = max(0, Int(args.popFirst() ?? "") ?? 0)
     case "--rules": RulesBenchmark.printResults(); exit(0)
     case "--rest": RESTBenchmark.printResults(); exit(0)
+    case "--updates": updates = Int(args.popFirst() ?? "") ?? updates
+    case "--limit":
+        let v = args.popFirst() ?? ""
+        historyLimit = v == "none" ? nil : Int(v) ?? historyLimit
+    case "--history": break
     case "-h", "--help":
-        print("usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)")
+        print("""
+            usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)
+                   hearth-bench --rules | --rest
+                   hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
+                   hearth-bench --history [--updates N] [--limit MIB|none]   (default: 1200000 updates, 128 MiB)
+            """)
         exit(0)
     default:
         FileHandle.standardError.write("unknown argument \(arg)\n".data(using: .utf8)!)
         exit(2)
     }
+}
+
+if CommandLine.arguments.contains("--history") {
+    HistoryBenchmark.printResults(updates: updates, limitMiB: historyLimit)
+    exit(0)
 }
 
 #if DEBUG

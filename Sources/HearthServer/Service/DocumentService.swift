@@ -273,7 +273,7 @@ struct DocumentService {
     }
 
     /// Where a query reads: (the transaction, the one begun here, the read time).
-    private func readPoint(_ consistency: Consistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
+    func readPoint(_ consistency: Consistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
         switch consistency {
         case .current: return (nil, nil, nil)
         case .readTime(let t): return (nil, nil, t)
