@@ -2,22 +2,28 @@ import Foundation
 import HearthCore
 
 /// The emulator process's server: one port, HTTP/1.1, serving the Firestore REST API
-/// (`/v1/…`) and the emulator endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`) over
+/// (`/v1/…`), the WebChannel endpoints browsers use (`/google.firestore.v1.Firestore/
+/// {Listen,Write}/channel`) and the emulator endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`) over
 /// one `EmulatorState`. The HTTP/2 (gRPC) front end plugs in through `http2`.
 public final class EmulatorServer: Sendable {
     public let state: EmulatorState
     let http: HTTPServer
+    let webChannel: WebChannelService
 
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 8080, state: EmulatorState = EmulatorState(),
-                limits: HTTPLimits = HTTPLimits(), http2: (any HTTP2ConnectionHandler)? = nil) throws {
+                limits: HTTPLimits = HTTPLimits(), http2: (any HTTP2ConnectionHandler)? = nil,
+                channelIdleTimeout: Duration = .seconds(60)) throws {
         self.state = state
-        let handler = RequestHandler(state: state)
+        let webChannel = WebChannelService(state: state, idleTimeout: channelIdleTimeout)
+        let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
         http = try HTTPServer(host: host, port: port, limits: limits, http2: http2) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
+        self.webChannel = webChannel
+        http.onStop { webChannel.stop() }
     }
 
     /// The bound port.
@@ -42,6 +48,7 @@ private final class ServerBox: @unchecked Sendable {
 /// Turns one HTTP request into one response: CORS, auth, routing, error mapping.
 struct RequestHandler: Sendable {
     let state: EmulatorState
+    let webChannel: WebChannelService
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         var response = respond(request, stop: stop)
@@ -60,6 +67,7 @@ struct RequestHandler: Sendable {
                 r.afterWrite = stop
                 return r
             }
+            if let kind = WebChannelService.kind(of: path) { return webChannel.handle(request, kind: kind) }
             if path.hasPrefix("/v1/") {
                 let auth = try AuthContext.parse(request.header("authorization"))
                 if let r = try RESTRouter(state: state).route(request, auth: auth) { return r }

@@ -28,10 +28,10 @@ final class GRPCEventQueue<Event>: @unchecked Sendable {
     /// Waits until something is queued or `call` has ended, then takes everything queued;
     /// an empty result means the call ended with nothing left to do. (The wait wakes every
     /// half second to notice an ended call.)
-    func next(whileOpen call: GRPCServerCall) -> [Event] {
+    func next(whileOpen call: any FirestoreStreamCall) -> [Event] {
         condition.lock()
         defer { condition.unlock() }
-        while events.isEmpty && !call.isEnded && call.stream.isOpen {
+        while events.isEmpty && !call.hasEnded {
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.5))
         }
         defer { events.removeAll() }

@@ -13,7 +13,7 @@ import Synchronization
 /// `flush()`, and at the end — so a streamed result is a few large DATA frames and socket
 /// writes rather than one per message, and a unary answer (headers, message, trailers) is
 /// one write. Calls that answer over time (Listen, Write) flush after each batch of work.
-final class GRPCServerCall: Sendable {
+final class GRPCServerCall: FirestoreStreamCall {
     let stream: HTTP2ServerStream
     /// Request metadata (the HTTP/2 request headers).
     let request: HTTP2RequestHeaders
@@ -60,6 +60,9 @@ final class GRPCServerCall: Sendable {
 
     /// Whether the call has ended (answered, expired or reset).
     var isEnded: Bool { progress.withLock { $0.ended } }
+    /// Ended, or its HTTP/2 stream is gone.
+    var hasEnded: Bool { isEnded || !stream.isOpen }
+    var authorization: String? { request.value("authorization") }
 
     /// Queues one response message (sent at the latest by the next `flush` or the end).
     func send(_ message: [UInt8]) throws(FirestoreError) {
@@ -97,8 +100,6 @@ final class GRPCServerCall: Sendable {
         if watched { GRPCDeadlines.shared.forget(self) }
     }
 
-    /// Ends the call with an error's code and message.
-    func finish(_ error: FirestoreError) { finish(error.code, message: error.message) }
 
     /// The client reset the stream: nothing more is sent.
     func cancel() {

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// One gRPC `Listen` stream (wire-protocol §6): the targets the client added, each
+/// One `Listen` stream (over gRPC, or over WebChannel as JSON): the targets the client added, each
 /// registered with `Database.listen`, and one worker thread that turns requests and view
 /// snapshots into ListenResponses in order.
 ///
@@ -55,7 +55,8 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     let state: EmulatorState
-    let call: GRPCServerCall
+    let call: any FirestoreStreamCall
+    let codec: any ListenCodec
 
     /// Shared with the connection thread and the engine's sinks.
     private let events = GRPCEventQueue<Event>()
@@ -68,14 +69,15 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     private var lastReadTime: Timestamp?
     private var finished = false
 
-    private init(state: EmulatorState, call: GRPCServerCall) {
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec) {
         self.state = state
         self.call = call
+        self.codec = codec
     }
 
     /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
-    static func start(state: EmulatorState, call: GRPCServerCall) -> ListenSession {
-        let session = ListenSession(state: state, call: call)
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec = ListenProtobufCodec()) -> ListenSession {
+        let session = ListenSession(state: state, call: call, codec: codec)
         call.runWorker { session.run() }
         return session
     }
@@ -171,10 +173,10 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             }
             if let t = owed { try sendNoChange(t); owed = nil }
             switch event {
-            case .request(let bytes): try handle(ListenMessages.decodeRequest(bytes))
+            case .request(let bytes): try handle(codec.decodeRequest(bytes))
             case .inputEnded:
                 finished = true
-                call.finish(.ok)
+                call.finish(.ok, message: "")
             case .cancelled:
                 finished = true
             case .snapshot, .resync: break
@@ -186,7 +188,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     private func sendNoChange(_ readTime: Timestamp) throws(FirestoreError) {
         let t = max(readTime, lastReadTime ?? readTime)
         lastReadTime = t
-        try call.send(ListenMessages.encodeTargetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
+        try call.send(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
     }
 
     // MARK: Requests
@@ -198,7 +200,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 throw .invalidArgument("All requests of a Listen stream must name the same database (\(database.name)), got \(request.database).")
             }
         } else {
-            let auth = try AuthContext.parse(call.request.value("authorization"))
+            let auth = try AuthContext.parse(call.authorization)
             rules = try RulesEnforcer(state: state, database: requested, auth: auth)
             database = requested
         }
@@ -207,12 +209,12 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")
         case .remove(let id):
             guard let target = targets.removeValue(forKey: id) else {
-                try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id],
+                try call.send(codec.targetChange(.remove, targetIDs: [id],
                     cause: FirestoreError(.invalidArgument, "Target \(id) is not active on this stream.")))
                 return
             }
             state.database(requested).stopListening(target.registration)
-            try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
+            try call.send(codec.targetChange(.remove, targetIDs: [id]))
         case .add(let spec):
             try add(spec, database: requested)
         }
@@ -239,7 +241,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                                        resumeRequested: spec.readTime != nil || !(spec.resumeToken ?? []).isEmpty,
                                        resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
         } catch {
-            try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id], cause: error))
+            try call.send(codec.targetChange(.remove, targetIDs: [id], cause: error))
         }
     }
 
@@ -252,18 +254,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 if change.kind == .removed {
                     try sendGone(change.document.path, from: id, readTime: snapshot.readTime, database: database)
                 } else {
-                    try call.send(ListenMessages.encodeDocumentChange(change.document, database: database, targetIDs: [id]))
+                    try call.send(codec.documentChange(change.document, database: database, targetIDs: [id]))
                 }
             }
             return
         }
-        try call.send(ListenMessages.encodeTargetChange(.add, targetIDs: [id]))
+        try call.send(codec.targetChange(.add, targetIDs: [id]))
         var previous: [ResourcePath: Document]?
         if target.resumeRequested {
             if let from = target.resumeFrom, from <= snapshot.readTime {
                 previous = try? documents(of: target.target, at: from, database: database)
             }
-            if previous == nil { try call.send(ListenMessages.encodeTargetChange(.reset, targetIDs: [id])) }
+            if previous == nil { try call.send(codec.targetChange(.reset, targetIDs: [id])) }
         }
         if let previous {
             // An exact delta since the resume time.
@@ -271,7 +273,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             for doc in snapshot.documents {
                 present.insert(doc.path)
                 if previous[doc.path]?.updateTime != doc.updateTime {
-                    try call.send(ListenMessages.encodeDocumentChange(doc, database: database, targetIDs: [id]))
+                    try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
                 }
             }
             for path in previous.keys.sorted(by: { $0.description < $1.description }) where !present.contains(path) {
@@ -280,19 +282,19 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             if target.expectedCount != nil {
                 // As production: the count after the delta, so a client whose cache went
                 // wrong resets the target.
-                try call.send(ListenMessages.encodeExistenceFilter(targetID: id, count: snapshot.documents.count))
+                try call.send(codec.existenceFilter(targetID: id, count: snapshot.documents.count))
             }
         } else {
             for doc in snapshot.documents {
-                try call.send(ListenMessages.encodeDocumentChange(doc, database: database, targetIDs: [id]))
+                try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
             }
         }
-        try call.send(ListenMessages.encodeTargetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
                                                         readTime: snapshot.readTime))
         if target.once {
             state.database(database).stopListening(target.registration)
             targets[id] = nil
-            try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
+            try call.send(codec.targetChange(.remove, targetIDs: [id]))
         }
     }
 
@@ -300,11 +302,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// CURRENT (the client drops what it held and takes this).
     private func resend(_ snapshot: ViewSnapshot, to id: Int32) throws(FirestoreError) {
         guard let database else { return }
-        try call.send(ListenMessages.encodeTargetChange(.reset, targetIDs: [id]))
+        try call.send(codec.targetChange(.reset, targetIDs: [id]))
         for doc in snapshot.documents {
-            try call.send(ListenMessages.encodeDocumentChange(doc, database: database, targetIDs: [id]))
+            try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
         }
-        try call.send(ListenMessages.encodeTargetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
                                                         readTime: snapshot.readTime))
     }
 
@@ -312,9 +314,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// `readTime`, DocumentRemove when it exists but stopped matching.
     private func sendGone(_ path: ResourcePath, from id: Int32, readTime: Timestamp, database: DatabaseID) throws(FirestoreError) {
         if state.database(database).state().document(path, at: readTime) == nil {
-            try call.send(ListenMessages.encodeDocumentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try call.send(codec.documentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
         } else {
-            try call.send(ListenMessages.encodeDocumentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try call.send(codec.documentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
         }
     }
 

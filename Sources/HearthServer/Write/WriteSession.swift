@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// One gRPC `Write` stream (wire-protocol §7): the handshake, then one atomic commit per
+/// One `Write` stream (over gRPC, or over WebChannel as JSON): the handshake, then one atomic commit per
 /// request, on a worker thread that handles the requests in order.
 ///
 /// The first request names the database and carries no writes; it is answered with the
@@ -21,7 +21,8 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     let state: EmulatorState
-    let call: GRPCServerCall
+    let call: any FirestoreStreamCall
+    let codec: any WriteCodec
 
     /// Shared with the connection thread.
     private let events = GRPCEventQueue<Event>()
@@ -32,14 +33,15 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     private var tokenCounter: UInt64 = 0
     private var finished = false
 
-    private init(state: EmulatorState, call: GRPCServerCall) {
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec) {
         self.state = state
         self.call = call
+        self.codec = codec
     }
 
     /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
-    static func start(state: EmulatorState, call: GRPCServerCall) -> WriteSession {
-        let session = WriteSession(state: state, call: call)
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec = WriteProtobufCodec()) -> WriteSession {
+        let session = WriteSession(state: state, call: call, codec: codec)
         call.runWorker { session.run() }
         return session
     }
@@ -71,10 +73,10 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
 
     private func handle(_ event: Event) throws(FirestoreError) {
         switch event {
-        case .request(let bytes): try handle(WriteStreamMessages.decodeRequest(bytes))
+        case .request(let bytes): try handle(codec.decodeRequest(bytes))
         case .inputEnded:
             finished = true
-            call.finish(.ok)
+            call.finish(.ok, message: "")
         case .cancelled:
             finished = true
         }
@@ -89,12 +91,12 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         guard let service else {
             // The handshake.
             let database = try ResourceNameFields.database(request.database, field: "database")
-            guard request.writeReaders.isEmpty else {
+            guard request.writes.isEmpty else {
                 throw .invalidArgument("The first WriteRequest of a stream is the handshake and must not carry writes.")
             }
-            let auth = try AuthContext.parse(call.request.value("authorization"))
+            let auth = try AuthContext.parse(call.authorization)
             service = try DocumentService(state: state, database: database, auth: auth)
-            try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken()))
+            try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: nil))
             return
         }
         let database = service.database
@@ -107,9 +109,9 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
             throw .invalidArgument("Unknown stream_id \"\(request.streamID)\" on this Write stream.")
         }
         // The client's teardown (or an empty batch): nothing to commit, nothing to answer.
-        guard !request.writeReaders.isEmpty else { return }
-        let writes = try TransactionMessages.decodeWrites(request.writeReaders, database: database)
+        guard !request.writes.isEmpty else { return }
+        let writes = try WriteStreamMessages.decodeWrites(request.writes, database: database)
         let result = try service.commit(writes, transaction: nil)
-        try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken(), result: result))
+        try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: result))
     }
 }

@@ -1,0 +1,226 @@
+// The browser check: the real Firebase JS SDK (served from sdk/<version>/, never kept in
+// this repository) against `hearth serve`, from another origin. Every check records
+// {name, ok, detail} in window.__results; window.__done turns true at the end.
+// URL parameters: v (SDK folder), mode (default | longpoll | autodetect-off), port, run (a
+// fresh collection prefix).
+const params = new URLSearchParams(location.search);
+const version = params.get('v') || '12';
+const mode = params.get('mode') || 'default';
+const port = Number(params.get('port') || 8080);
+const run = params.get('run') || String(Date.now());
+
+const results = [];
+window.__results = results;
+window.__done = false;
+
+function log(name, ok, detail) {
+  results.push({ name, ok, detail: detail === undefined ? '' : String(detail) });
+}
+
+function withTimeout(promise, ms, what) {
+  return Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error('timeout: ' + what)), ms))]);
+}
+
+async function check(name, body) {
+  try {
+    await withTimeout(body(), 30000, name);
+    log(name, true);
+  } catch (e) {
+    log(name, false, (e && e.stack) || e);
+  }
+}
+
+function assert(cond, message) { if (!cond) throw new Error(message); }
+function same(a, b, message) {
+  const x = JSON.stringify(a), y = JSON.stringify(b);
+  if (x !== y) throw new Error(message + ': ' + x + ' != ' + y);
+}
+
+/// One listener kept for a whole check: `until(predicate, what)` waits for a snapshot of it
+/// (the latest one, or a later one) for which `predicate` holds.
+function watch(subscribe) {
+  let latest = null, waiters = [], failure = null;
+  const unsubscribe = subscribe(snap => {
+    latest = snap;
+    waiters = waiters.filter(w => { let ok = false; try { ok = w.predicate(snap); } catch (e) {} if (ok) w.resolve(snap); return !ok; });
+  }, err => { failure = err; waiters.forEach(w => w.reject(err)); waiters = []; });
+  return {
+    until(predicate, what) {
+      if (failure) return Promise.reject(failure);
+      if (latest) { let ok = false; try { ok = predicate(latest); } catch (e) {} if (ok) return Promise.resolve(latest); }
+      return withTimeout(new Promise((resolve, reject) => waiters.push({ predicate, resolve, reject })), 20000, 'snapshot: ' + what);
+    },
+    stop: unsubscribe,
+  };
+}
+
+async function main() {
+  const appMod = await import(`./sdk/${version}/firebase-app.js`);
+  const fs = await import(`./sdk/${version}/firebase-firestore.js`);
+  const settings = mode === 'longpoll' ? { experimentalForceLongPolling: true }
+                 : mode === 'autodetect-off' ? { experimentalAutoDetectLongPolling: false } : {};
+  function client(name) {
+    const app = appMod.initializeApp({ projectId: 'demo-test', apiKey: 'fake', appId: 'harness' }, name);
+    const db = fs.initializeFirestore(app, settings);
+    fs.connectFirestoreEmulator(db, '127.0.0.1', port);
+    return db;
+  }
+  const db = client('a');
+  const other = client('b');
+  const {
+    doc, collection, setDoc, getDoc, getDocs, updateDoc, deleteDoc, deleteField, query, where, orderBy,
+    limit, limitToLast, startAfter, endBefore, getCountFromServer, writeBatch, runTransaction, increment,
+    serverTimestamp, arrayUnion, arrayRemove, onSnapshot, terminate, Timestamp, GeoPoint, Bytes,
+    getDocFromServer,
+  } = fs;
+  const c = name => collection(db, `${run}-${name}`);
+  const cOther = name => collection(other, `${run}-${name}`);
+
+  await check('setDoc/getDoc of every value type', async () => {
+    const ref = doc(c('types'), 'all');
+    const value = {
+      nul: null, yes: true, no: false, int: 42, neg: -7, big: 9007199254740991, dbl: 3.25, nan: NaN,
+      inf: Infinity, ninf: -Infinity, str: 'hello é☃😀', empty: '', bytes: Bytes.fromUint8Array(new Uint8Array([0, 1, 2, 255])),
+      ts: new Timestamp(1700000000, 123456000), geo: new GeoPoint(1.5, -2.25), ref: doc(db, 'other/x'),
+      arr: [1, 'two', [3].length, { four: 4 }], map: { a: { b: { c: 'deep' } }, list: [true, null] },
+    };
+    await setDoc(ref, value);
+    const snap = await getDocFromServer(ref);
+    assert(snap.exists(), 'document missing');
+    const d = snap.data();
+    assert(d.nul === null && d.yes === true && d.no === false, 'null/bool');
+    assert(d.int === 42 && d.neg === -7 && d.big === 9007199254740991 && d.dbl === 3.25, 'numbers');
+    assert(Number.isNaN(d.nan) && d.inf === Infinity && d.ninf === -Infinity, 'NaN/infinities');
+    assert(d.str === 'hello é☃😀' && d.empty === '', 'strings');
+    same(Array.from(d.bytes.toUint8Array()), [0, 1, 2, 255], 'bytes');
+    assert(d.ts.seconds === 1700000000 && d.ts.nanoseconds === 123456000, 'timestamp ' + d.ts.seconds + '.' + d.ts.nanoseconds);
+    assert(d.geo.latitude === 1.5 && d.geo.longitude === -2.25, 'geopoint');
+    assert(d.ref.path === 'other/x', 'reference ' + d.ref.path);
+    same(d.arr, [1, 'two', 1, { four: 4 }], 'array');
+    same(d.map, { a: { b: { c: 'deep' } }, list: [true, null] }, 'map');
+    const cached = await getDoc(ref);
+    assert(cached.get('map.a.b.c') === 'deep', 'getDoc');
+  });
+
+  await check('updateDoc and merges', async () => {
+    const ref = doc(c('upd'), 'u');
+    await setDoc(ref, { a: 1, m: { x: 1, y: 2 }, gone: true });
+    await updateDoc(ref, { a: 2, 'm.y': 3, 'm.z': 4, gone: deleteField() });
+    same((await getDocFromServer(ref)).data(), { a: 2, m: { x: 1, y: 3, z: 4 } }, 'after update');
+    await setDoc(ref, { m: { w: 0 }, b: 'merged' }, { merge: true });
+    same((await getDocFromServer(ref)).data(), { a: 2, b: 'merged', m: { w: 0, x: 1, y: 3, z: 4 } }, 'after merge');
+    let failed = null;
+    try { await updateDoc(doc(c('upd'), 'missing'), { a: 1 }); } catch (e) { failed = e; }
+    assert(failed && failed.code === 'not-found', 'update of a missing document: ' + (failed && failed.code));
+    await updateDoc(ref, { a: 3 });  // the Write stream works again after the error
+    assert((await getDocFromServer(ref)).get('a') === 3, 'write after error');
+  });
+
+  await check('queries: filters, order, limits, cursors', async () => {
+    const col = c('q');
+    const b = writeBatch(db);
+    for (let i = 0; i < 10; i++) b.set(doc(col, 'd' + i), { n: i, even: i % 2 === 0, tags: i < 3 ? ['low'] : ['high'] });
+    await b.commit();
+    const names = s => s.docs.map(d => d.id);
+    same(names(await getDocs(query(col, where('n', '>=', 7)))), ['d7', 'd8', 'd9'], 'where >=');
+    same(names(await getDocs(query(col, where('even', '==', true), orderBy('n', 'desc'), limit(2)))), ['d8', 'd6'], 'where/order/limit');
+    same(names(await getDocs(query(col, orderBy('n'), limitToLast(2)))), ['d8', 'd9'], 'limitToLast');
+    same(names(await getDocs(query(col, orderBy('n'), startAfter(4), endBefore(7)))), ['d5', 'd6'], 'cursors');
+    same(names(await getDocs(query(col, where('tags', 'array-contains', 'low'), orderBy('n')))), ['d0', 'd1', 'd2'], 'array-contains');
+    same(names(await getDocs(query(col, where('n', 'in', [1, 9])))), ['d1', 'd9'], 'in');
+  });
+
+  await check('getCountFromServer', async () => {
+    const snap = await getCountFromServer(query(c('q'), where('n', '<', 4)));
+    assert(snap.data().count === 4, 'count ' + snap.data().count);
+  });
+
+  await check('batches are atomic', async () => {
+    const col = c('batch');
+    const b = writeBatch(db);
+    b.set(doc(col, 'a'), { v: 1 });
+    b.set(doc(col, 'b'), { v: 2 });
+    b.delete(doc(col, 'nothing'));
+    await b.commit();
+    assert((await getDocs(col)).size === 2, 'batch applied');
+    const bad = writeBatch(db);
+    bad.set(doc(col, 'c'), { v: 3 });
+    bad.update(doc(col, 'missing'), { v: 4 });
+    let failed = null;
+    try { await bad.commit(); } catch (e) { failed = e; }
+    assert(failed && failed.code === 'not-found', 'failing batch: ' + (failed && failed.code));
+    assert(!(await getDocFromServer(doc(col, 'c'))).exists(), 'part of a failed batch was applied');
+  });
+
+  await check('runTransaction with contention between two clients', async () => {
+    const ref = doc(c('tx'), 'counter'), refOther = doc(cOther('tx'), 'counter');
+    await setDoc(ref, { n: 0 });
+    let attempts = 0;
+    const bump = (database, r) => runTransaction(database, async t => {
+      attempts++;
+      const s = await t.get(r);
+      await new Promise(res => setTimeout(res, 20));
+      t.update(r, { n: s.get('n') + 1 });
+    });
+    const jobs = [];
+    for (let i = 0; i < 4; i++) { jobs.push(bump(db, ref)); jobs.push(bump(other, refOther)); }
+    await Promise.all(jobs);
+    const n = (await getDocFromServer(ref)).get('n');
+    assert(n === 8, 'counter ' + n);
+    assert(attempts > 8, 'no contention happened (' + attempts + ' attempts)');
+  });
+
+  await check('increment, serverTimestamp, arrayUnion, arrayRemove', async () => {
+    const ref = doc(c('tf'), 't');
+    await setDoc(ref, { n: 1, list: [1, 2, 3] });
+    const before = Date.now();
+    await updateDoc(ref, { n: increment(5), at: serverTimestamp(), list: arrayUnion(3, 4) });
+    await updateDoc(ref, { list: arrayRemove(1) });
+    const d = (await getDocFromServer(ref)).data();
+    assert(d.n === 6, 'increment ' + d.n);
+    same(d.list, [2, 3, 4], 'arrays');
+    assert(Math.abs(d.at.toMillis() - before) < 60000, 'serverTimestamp ' + d.at.toMillis());
+  });
+
+  await check('onSnapshot on a query sees adds, modifications, re-orders, removals, deletes', async () => {
+    const col = c('live'), colOther = cOther('live');
+    await setDoc(doc(col, 'a'), { x: 1 });
+    await setDoc(doc(col, 'b'), { x: 2 });
+    const q = query(col, where('x', '>=', 0), orderBy('x'));
+    const ids = s => s.docs.map(d => d.id).join(',');
+    const w = watch((next, error) => onSnapshot(q, next, error));
+    await w.until(s => ids(s) === 'a,b', 'initial');
+    await setDoc(doc(colOther, 'c'), { x: 3 });
+    await w.until(s => ids(s) === 'a,b,c', 'add');
+    await updateDoc(doc(colOther, 'a'), { x: 10 });
+    await w.until(s => ids(s) === 'b,c,a' && s.docs[2].get('x') === 10, 'modify/re-order');
+    await updateDoc(doc(colOther, 'b'), { x: -1 });
+    await w.until(s => ids(s) === 'c,a', 'stop matching');
+    await deleteDoc(doc(colOther, 'c'));
+    await w.until(s => ids(s) === 'a', 'delete');
+    w.stop();
+  });
+
+  await check('onSnapshot on a document sees changes and deletes', async () => {
+    const ref = doc(c('live'), 'solo'), refOther = doc(cOther('live'), 'solo');
+    const w = watch((next, error) => onSnapshot(ref, next, error));
+    await w.until(s => !s.exists(), 'missing at first');
+    await setDoc(refOther, { v: 1 });
+    await w.until(s => s.exists() && s.get('v') === 1, 'created');
+    await updateDoc(refOther, { v: 2 });
+    await w.until(s => s.get('v') === 2, 'changed');
+    await deleteDoc(refOther);
+    await w.until(s => !s.exists(), 'deleted');
+    w.stop();
+  });
+
+  await check('terminate', async () => {
+    await terminate(other);
+    await terminate(db);
+    let failed = null;
+    try { await getDoc(doc(c('types'), 'all')); } catch (e) { failed = e; }
+    assert(failed, 'a terminated client still answered');
+  });
+}
+
+main().catch(e => log('load', false, (e && e.stack) || e)).finally(() => { window.__done = true; });
