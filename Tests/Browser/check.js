@@ -31,8 +31,11 @@ async function check(name, body) {
 }
 
 function assert(cond, message) { if (!cond) throw new Error(message); }
+/// Compares two values as JSON with object keys sorted (maps have no order).
 function same(a, b, message) {
-  const x = JSON.stringify(a), y = JSON.stringify(b);
+  const canonical = v => JSON.stringify(v, (k, val) => val && typeof val === 'object' && !Array.isArray(val)
+    ? Object.fromEntries(Object.keys(val).sort().map(key => [key, val[key]])) : val);
+  const x = canonical(a), y = canonical(b);
   if (x !== y) throw new Error(message + ': ' + x + ' != ' + y);
 }
 
@@ -220,6 +223,15 @@ async function main() {
     let failed = null;
     try { await getDoc(doc(c('types'), 'all')); } catch (e) { failed = e; }
     assert(failed, 'a terminated client still answered');
+  });
+
+  await check('the back channels used the mode asked for', async () => {
+    const gets = performance.getEntriesByType('resource').map(e => e.name).filter(u => u.includes('/channel?') && u.includes('RID=rpc'));
+    const streaming = gets.filter(u => u.includes('CI=0')).length, polling = gets.filter(u => u.includes('CI=1')).length;
+    const detail = `${gets.length} back-channel GETs: CI=0 ${streaming}, CI=1 ${polling}`;
+    if (mode === 'longpoll') assert(polling > 0 && streaming === 0, detail);
+    else assert(streaming > 0 && polling === 0, detail);
+    log('back channels: ' + detail, true);
   });
 }
 

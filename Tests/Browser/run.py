@@ -38,6 +38,7 @@ def main():
     ap.add_argument('--versions', nargs='+', default=['12'])
     ap.add_argument('--modes', nargs='+', default=['default', 'longpoll', 'autodetect-off'])
     ap.add_argument('--timeout', type=float, default=300)
+    ap.add_argument('--console', action='store_true', help="print the browser console's errors")
     args = ap.parse_args()
 
     Handler.sdk = os.path.abspath(args.sdk)
@@ -49,6 +50,7 @@ def main():
     options.binary_location = '/usr/bin/chromium'
     for flag in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'):
         options.add_argument(flag)
+    options.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
     driver = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=options)
     passed = failed = 0
     try:
@@ -68,6 +70,10 @@ def main():
                     failed += not r['ok']
                     detail = '' if r['ok'] else ' -- ' + r['detail'].splitlines()[0][:300] if r['detail'] else ''
                     print('%s sdk=%s mode=%s %s%s' % (status, version, mode, r['name'], detail), flush=True)
+                if args.console:
+                    for entry in driver.get_log('browser'):
+                        if entry['level'] in ('SEVERE', 'WARNING'):
+                            print('  console: ' + entry['message'][:400], flush=True)
     finally:
         driver.quit()
         web.shutdown()

@@ -18,10 +18,10 @@ enum CORS {
         return h
     }
 
-    /// The answer to an `OPTIONS` preflight.
+    /// The answer to an `OPTIONS` preflight; the headers of `headers(for:)` are added to it
+    /// like to every response (twice, a browser refuses the preflight: one value each).
     static func preflight(_ request: HTTPRequest) -> HTTPResponse {
         var r = HTTPResponse(status: 200)
-        r.headers = headers(for: request)
         if request.header("origin") != nil { r.headers.append(("Access-Control-Max-Age", "3600")) }
         return r
     }

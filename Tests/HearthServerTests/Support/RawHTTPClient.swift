@@ -14,6 +14,8 @@ final class RawHTTPClient {
         var status: Int
         var headers: [String: String]
         var body: [UInt8]
+        /// The status line and headers as received.
+        var head = ""
         var json: JSON? { try? JSON.parse(body) }
         var text: String { String(decoding: body, as: UTF8.self) }
     }
@@ -92,7 +94,7 @@ final class RawHTTPClient {
                 let body = Array(buffer[(end + 4)..<(end + 4 + length)])
                 buffer.removeFirst(end + 4 + length)
                 if status == 100 { continue }
-                return Response(status: status, headers: headers, body: body)
+                return Response(status: status, headers: headers, body: body, head: head)
             }
             if !fill() { return nil }
         }

@@ -286,6 +286,8 @@ import Testing
                 #expect(r?.headers["access-control-allow-headers"] == requested)
                 #expect(r?.headers["access-control-allow-methods"]?.contains("POST") == true)
                 #expect(r?.headers["access-control-allow-credentials"] == "true")
+                // A browser refuses a preflight that names the origin twice.
+                #expect(r?.head.lowercased().components(separatedBy: "access-control-allow-origin:").count == 2)
             }
             let count = raw.request("POST", "/v1/projects/demo-test/databases/(default)/documents:runAggregationQuery",
                                     body: #"{"structuredAggregationQuery":{"aggregations":[{"alias":"aggregate_0","count":{}}],"structuredQuery":{"from":[{"collectionId":"z"}]}}}"#,
