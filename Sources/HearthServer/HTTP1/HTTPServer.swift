@@ -100,12 +100,15 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Sends a streamed response's body as its producer writes it, until it finishes (true:
-    /// the connection may go on) or closes (false: budget passed, client gone, server
-    /// stopping). Meanwhile the connection thread waits on the socket (to notice the client
-    /// leaving; bytes of a next request are kept for later) and on the stream's wake-up pipe.
-    private func serveStream(_ produce: @Sendable (HTTPResponseStream) -> Void, fd: Int32, chunked: Bool,
-                             parser: inout HTTPRequestParser) -> Bool {
+    /// Sends a streamed response's head and then its body as its producer writes it, until
+    /// it finishes (true: the connection may go on) or closes (false: budget passed, client
+    /// gone, server stopping). Meanwhile the connection thread waits on the socket (to notice
+    /// the client leaving; bytes of a next request are kept for later) and on the stream's
+    /// wake-up pipe. The head leaves with whatever the producer wrote at once, in one send:
+    /// clients that time the first byte (WebChannel's buffering-proxy detection) see it
+    /// sooner.
+    private func serveStream(_ produce: @Sendable (HTTPResponseStream) -> Void, head: [UInt8], afterHead: [@Sendable () -> Void],
+                             fd: Int32, chunked: Bool, parser: inout HTTPRequestParser) -> Bool {
         guard let wakeup = StreamWakeup() else { return false }
         let stream = HTTPResponseStream(budget: limits.streamWriteBudget, chunked: chunked) { wakeup.signal() }
         defer {
@@ -113,6 +116,7 @@ public final class HTTPServer: Sendable {
             wakeup.closeDescriptors()
         }
         produce(stream)
+        var unsentHead = head
         var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
         // A client may send its next request while this body runs; past one request head's
         // worth of such bytes, the socket is only watched for hang-ups.
@@ -120,7 +124,14 @@ public final class HTTPServer: Sendable {
         while true {
             let pending = stream.take()
             if pending.closed { return false }
-            if !pending.bytes.isEmpty && !Socket.sendAll(fd, pending.bytes) { return false }
+            if !unsentHead.isEmpty {
+                let ok = Socket.sendAll(fd, unsentHead + pending.bytes)
+                unsentHead = []
+                for a in afterHead { a() }
+                if !ok { return false }
+            } else if !pending.bytes.isEmpty && !Socket.sendAll(fd, pending.bytes) {
+                return false
+            }
             if pending.finished {
                 // An HTTP/1.0 body ends with the connection.
                 return chunked && Socket.sendAll(fd, Array("0\r\n\r\n".utf8))
@@ -176,15 +187,15 @@ public final class HTTPServer: Sendable {
                     let keepAlive = request.keepAlive && !response.closeConnection && isRunning
                     if let a = response.afterWrite { after.append(a); response.afterWrite = nil }
                     if let produce = response.stream {
-                        // Everything before it goes out with the head; the body then
-                        // holds the connection until it ends.
+                        // Everything before it goes out with the head (and the body's first
+                        // bytes); the body then holds the connection until it ends.
                         let chunked = request.minorVersion >= 1
                         response.serializeStreamHead(into: &output, chunked: chunked, keepAlive: keepAlive)
-                        let ok = Socket.sendAll(fd, output)
+                        let head = output
                         output.removeAll(keepingCapacity: true)
-                        for a in after { a() }
+                        let ended = serveStream(produce, head: head, afterHead: after, fd: fd, chunked: chunked, parser: &parser)
                         after = []
-                        guard ok, serveStream(produce, fd: fd, chunked: chunked, parser: &parser), keepAlive else { return }
+                        guard ended, keepAlive else { return }
                         continue parse
                     }
                     response.serialize(into: &output, keepAlive: keepAlive)
