@@ -1,9 +1,15 @@
 /// Cross-origin headers (wire-protocol §9.2, §14.14): browsers call the emulator from another
 /// origin with non-simple headers, so preflights are answered and every response to a
 /// request with `Origin` carries the same headers, errors included.
+///
+/// The policy is the emulator's, deliberately permissive: any origin is allowed (echoed, with
+/// credentials), any requested header is allowed (echoed), every method the API uses.
+/// Each header is sent once: browsers reject a preflight whose `Access-Control-Allow-Origin`
+/// appears twice, even with equal values.
 enum CORS {
     static let allowedMethods = "DELETE,GET,HEAD,PATCH,POST,PUT,OPTIONS"
 
+    /// The headers every response to a request with `Origin` carries (none without it).
     static func headers(for request: HTTPRequest) -> [(name: String, value: String)] {
         guard let origin = request.header("origin") else { return [] }
         var h: [(name: String, value: String)] = [
@@ -18,8 +24,8 @@ enum CORS {
         return h
     }
 
-    /// The answer to an `OPTIONS` preflight; the headers of `headers(for:)` are added to it
-    /// like to every response (twice, a browser refuses the preflight: one value each).
+    /// The answer to an `OPTIONS` preflight, before the common headers (`headers(for:)`)
+    /// are added to it like to every other response.
     static func preflight(_ request: HTTPRequest) -> HTTPResponse {
         var r = HTTPResponse(status: 200)
         if request.header("origin") != nil { r.headers.append(("Access-Control-Max-Age", "3600")) }

@@ -163,7 +163,13 @@ import Testing
             #expect(pre?.status == 200)
             #expect(pre?.headers["access-control-allow-origin"] == "http://localhost:5173")
             #expect(pre?.headers["access-control-allow-headers"] == "authorization,content-type")
+            // Each CORS header once: browsers reject a preflight that repeats one.
+            let preNames = pre?.headerLines.map(\.name).filter { $0.hasPrefix("access-control-") || $0 == "vary" } ?? []
+            #expect(preNames.sorted() == ["access-control-allow-credentials", "access-control-allow-headers",
+                                          "access-control-allow-methods", "access-control-allow-origin",
+                                          "access-control-max-age", "vary"])
             let err = c.request("GET", "\(docs)/a/b", headers: ["Origin": "http://x"])
+            #expect(err?.headerLines.filter { $0.name == "access-control-allow-origin" }.count == 1)
             #expect(err?.status == 404 && err?.headers["access-control-allow-origin"] == "http://x")
             // text/plain bodies (web SDK) are JSON too; `%28default%29` and `(default)` are one database.
             _ = c.request("PATCH", "/v1/projects/p/databases/(default)/documents/t/1", body: "{}", headers: ["Content-Type": "text/plain"])

@@ -13,9 +13,9 @@ final class RawHTTPClient {
     struct Response {
         var status: Int
         var headers: [String: String]
+        /// Every header line as sent (lower-cased names), duplicates included.
+        var headerLines: [(name: String, value: String)] = []
         var body: [UInt8]
-        /// The status line and headers as received.
-        var head = ""
         var json: JSON? { try? JSON.parse(body) }
         var text: String { String(decoding: body, as: UTF8.self) }
     }
@@ -84,9 +84,12 @@ final class RawHTTPClient {
                 let statusLine = lines.removeFirst().split(separator: " ")
                 guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
                 var headers: [String: String] = [:]
+                var headerLines: [(name: String, value: String)] = []
                 for l in lines where !l.isEmpty {
                     if let c = l.firstIndex(of: ":") {
-                        headers[l[..<c].lowercased()] = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces)
+                        let name = l[..<c].lowercased(), value = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces)
+                        headers[name] = value
+                        headerLines.append((name, value))
                     }
                 }
                 let length = Int(headers["content-length"] ?? "0") ?? 0
@@ -94,7 +97,7 @@ final class RawHTTPClient {
                 let body = Array(buffer[(end + 4)..<(end + 4 + length)])
                 buffer.removeFirst(end + 4 + length)
                 if status == 100 { continue }
-                return Response(status: status, headers: headers, body: body, head: head)
+                return Response(status: status, headers: headers, headerLines: headerLines, body: body)
             }
             if !fill() { return nil }
         }
