@@ -79,6 +79,12 @@ async function main() {
   const c = name => collection(db, `${run}-${name}`);
   const cOther = name => collection(other, `${run}-${name}`);
 
+  // On a fresh server this is the first request: nothing has been committed yet.
+  await check('a missing document and an empty query', async () => {
+    assert(!(await getDocFromServer(doc(c('fresh'), 'none'))).exists(), 'a missing document exists');
+    assert((await getDocs(c('fresh'))).empty, 'an empty collection has documents');
+  });
+
   await check('setDoc/getDoc of every value type', async () => {
     const ref = doc(c('types'), 'all');
     const value = {

@@ -185,8 +185,16 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         if let t = owed, !finished { try sendNoChange(t) }
     }
 
+    /// The read time a client is told. Before the first commit a database's read time is
+    /// the minimum timestamp (year 1); SDKs take read times at or before the Unix epoch for
+    /// "no version yet" and never raise the snapshot (a first `getDoc` on a fresh server
+    /// waited forever), so such a time is reported as the first microsecond after it.
+    static func reported(_ readTime: Timestamp) -> Timestamp {
+        max(readTime, Timestamp(seconds: 0, nanos: 1000))
+    }
+
     private func sendNoChange(_ readTime: Timestamp) throws(FirestoreError) {
-        let t = max(readTime, lastReadTime ?? readTime)
+        let t = max(Self.reported(readTime), lastReadTime ?? readTime)
         lastReadTime = t
         try call.send(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
     }
@@ -289,8 +297,8 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
             }
         }
-        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
-                                                        readTime: snapshot.readTime))
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
         if target.once {
             state.database(database).stopListening(target.registration)
             targets[id] = nil
@@ -306,8 +314,8 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         for doc in snapshot.documents {
             try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
         }
-        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
-                                                        readTime: snapshot.readTime))
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
     }
 
     /// A document that left target `id`: DocumentDelete when it no longer exists at
