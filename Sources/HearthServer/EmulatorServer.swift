@@ -13,9 +13,9 @@ public final class EmulatorServer: Sendable {
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 8080, state: EmulatorState = EmulatorState(),
                 limits: HTTPLimits = HTTPLimits(), http2: (any HTTP2ConnectionHandler)? = nil,
-                channelIdleTimeout: Duration = .seconds(60)) throws {
+                webChannelLimits: WebChannelLimits = WebChannelLimits()) throws {
         self.state = state
-        let webChannel = WebChannelService(state: state, idleTimeout: channelIdleTimeout)
+        let webChannel = WebChannelService(state: state, limits: webChannelLimits)
         let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
         http = try HTTPServer(host: host, port: port, limits: limits, http2: http2) { request in

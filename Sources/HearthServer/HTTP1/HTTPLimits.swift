@@ -17,7 +17,7 @@ public struct HTTPLimits: Sendable {
     /// Bytes a streamed response (`HTTPResponse.stream`) may have queued and not yet sent;
     /// a write past this closes the stream, so a client that stops reading costs bounded
     /// memory.
-    public var streamWriteBudget: Int = 8 * 1024 * 1024
+    public var streamWriteBudget: Int = 32 * 1024 * 1024
 
     public init() {}
 }

@@ -10,13 +10,24 @@ import Synchronization
 /// - forward channel: a POST with `SID` carries numbered messages (`ofs`, `count`,
 ///   `req<i>___data__`) and the client's acknowledgement (`AID`).
 /// - back channel: a GET with `RID=rpc` stays open (`CI=0`) or ends after a batch (`CI=1`).
-/// - `TYPE=terminate` ends the session; so does `idleTimeout` without any request or back
+/// - `TYPE=terminate` ends the session; so does `limits.idleTimeout` without any request or back
 ///   channel (a tab that went away without saying so), and the server stopping.
 /// Auth rides in the handshake body's `headers` field (`Authorization: Bearer …`).
+/// The limits of the WebChannel sessions.
+public struct WebChannelLimits: Sendable {
+    /// A session with no back channel and no request for this long is ended.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Arrays a session keeps unacknowledged before its stream waits (see
+    /// `WebChannelSession`). Below `HTTPLimits.streamWriteBudget`, so that writing all of
+    /// them to a new back channel at once never passes the stream's budget.
+    public var maxRetainedBytes: Int = 16 << 20
+
+    public init() {}
+}
+
 final class WebChannelService: Sendable {
     let state: EmulatorState
-    /// A session with no back channel and no request for this long is ended.
-    let idleTimeout: Duration
+    let limits: WebChannelLimits
     /// Sent in the handshake; the client gives up on a silent back channel after 1.5 × this.
     static let keepAliveMs = 30_000
 
@@ -27,9 +38,9 @@ final class WebChannelService: Sendable {
     }
     private let registry = Mutex(Registry())
 
-    init(state: EmulatorState, idleTimeout: Duration = .seconds(60)) {
+    init(state: EmulatorState, limits: WebChannelLimits = WebChannelLimits()) {
         self.state = state
-        self.idleTimeout = idleTimeout
+        self.limits = limits
     }
 
     /// The channel endpoints' paths, or nil for any other path.
@@ -42,6 +53,7 @@ final class WebChannelService: Sendable {
     }
 
     var sessionCount: Int { registry.withLock { $0.sessions.count } }
+    func session(_ sid: String) -> WebChannelSession? { registry.withLock { $0.sessions[sid] } }
 
     func handle(_ request: HTTPRequest, kind: WebChannelSession.Kind) -> HTTPResponse {
         do throws(WebChannelError) {
@@ -111,7 +123,7 @@ final class WebChannelService: Sendable {
         var random = SystemRandomNumberGenerator()
         let sid = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &random), radix: 16) }
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        let session = WebChannelSession(id: sid, kind: kind, authorization: headers["authorization"])
+        let session = WebChannelSession(id: sid, kind: kind, authorization: headers["authorization"], maxRetainedBytes: limits.maxRetainedBytes)
         let accepted = registry.withLock { r -> Bool in
             guard !r.stopped else { return false }
             r.sessions[sid] = session
@@ -138,7 +150,7 @@ final class WebChannelService: Sendable {
         HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: body)
     }
 
-    /// One thread while sessions exist: every second, ends those idle past `idleTimeout`.
+    /// One thread while sessions exist: every second, ends those idle past `limits.idleTimeout`.
     private func startJanitor() {
         let start = registry.withLock { r -> Bool in
             guard !r.janitorRunning else { return false }
@@ -150,7 +162,7 @@ final class WebChannelService: Sendable {
             while true {
                 usleep(1_000_000)
                 let (expired, done) = registry.withLock { r -> ([WebChannelSession], Bool) in
-                    let idle = r.sessions.values.filter { $0.isIdle(for: idleTimeout) }
+                    let idle = r.sessions.values.filter { $0.isIdle(for: limits.idleTimeout) }
                     for s in idle { r.sessions[s.id] = nil }
                     if r.sessions.isEmpty { r.janitorRunning = false }
                     return (idle, !r.janitorRunning)

@@ -14,13 +14,15 @@ import HearthCore
 /// long polling (`CI=1`) it ends after the first batch. The arrays kept are bounded
 /// (`maxRetainedBytes`): past it, `send` waits for acknowledgements, which holds the
 /// stream's worker up; a Listen worker's queue then collapses its pending changes, as it
-/// does for a slow gRPC client. A stream error goes to the client as an `error` message,
+/// does for a slow gRPC client. What that costs: a streaming client acknowledges only with
+/// its next request, so a result larger than the bound stalls until the client re-opens
+/// its back channel (after 45 s of silence) or posts. A stream error goes to the client as an `error` message,
 /// after which the back channel ends.
 final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     enum Kind: String, Sendable { case listen = "Listen", write = "Write" }
 
     /// Unacknowledged arrays beyond which `send` waits.
-    static let maxRetainedBytes = 24 << 20
+    let maxRetainedBytes: Int
     /// Arrays written to a back channel per frame, at most (one frame may hold many).
     static let maxFrameBytes = 1 << 20
 
@@ -51,10 +53,18 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     /// Serialises writes to back channels, so arrays go out in order. Taken before `lock`.
     private let pushLock = NSLock()
 
-    init(id: String, kind: Kind, authorization: String?) {
+    init(id: String, kind: Kind, authorization: String?, maxRetainedBytes: Int) {
         self.id = id
         self.kind = kind
         self.authorization = authorization
+        self.maxRetainedBytes = maxRetainedBytes
+    }
+
+    /// Bytes of arrays kept for the client (not yet acknowledged).
+    var retained: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return retainedBytes
     }
 
     /// Starts the Listen or Write stream this channel carries.
@@ -198,8 +208,14 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     func send(_ message: [UInt8]) throws(FirestoreError) {
         lock.lock()
         defer { lock.unlock() }
-        while retainedBytes > Self.maxRetainedBytes && !ended {
-            _ = lock.wait(until: Date(timeIntervalSinceNow: 0.5))
+        if retainedBytes > maxRetainedBytes && !ended {
+            // What is kept goes to the client first: only its acknowledgement frees room.
+            lock.unlock()
+            push()
+            lock.lock()
+            while retainedBytes > maxRetainedBytes && !ended {
+                _ = lock.wait(until: Date(timeIntervalSinceNow: 0.5))
+            }
         }
         guard !ended else { throw FirestoreError(.cancelled, "The channel was closed.") }
         appendLocked(WebChannelWire.dataArray(id: nextArrayID, message: message))

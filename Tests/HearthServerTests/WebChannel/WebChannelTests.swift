@@ -187,6 +187,40 @@ import Testing
         }
     }
 
+    @Test func aClientThatDoesNotReadCostsBoundedMemoryAndThenCatchesUp() throws {
+        var limits = WebChannelLimits()
+        limits.maxRetainedBytes = 16 * 1024
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, webChannelLimits: limits)
+        defer { server.stop() }
+        let c = WebChannelTestClient(port: server.port, stream: "Listen")
+        try c.open(Self.queryTarget(2, collection: "slow"))
+        // No back channel yet: every commit's change waits in the session.
+        let padding = String(repeating: "x", count: 1000)
+        let rest = try RawHTTPClient(port: server.port)
+        for i in 0..<200 {
+            #expect(rest.request("PATCH", "\(Self.rest)/slow/d\(i % 50)", body: #"{"fields":{"i":{"integerValue":"\#(i)"},"p":{"stringValue":"\#(padding)"}}}"#)?.status == 200)
+        }
+        let session = try #require(server.webChannel.session(c.sid))
+        // Held to the bound (plus the one message that crossed it), not 200 KB of changes.
+        #expect(session.retained <= limits.maxRetainedBytes + 2 * 1024)
+        // The client reads, acknowledging as the SDK does when its back channel re-opens,
+        // and ends with every document at its last value.
+        var latest: [String: String] = [:]
+        var done = false
+        for _ in 0..<100 where !done {
+            try c.openBackChannel(longPoll: true)
+            let got: [JSON]
+            do { got = try c.receive(1) } catch { Issue.record("\(error)"); break }
+            for m in got {
+                if let d = m["documentChange"]?["document"], let name = d["name"]?.stringValue {
+                    latest[name] = d["fields"]?["i"]?["integerValue"]?.stringValue
+                }
+            }
+            done = (150..<200).allSatisfy { latest["\(Self.documents)/slow/d\($0 % 50)"] == "\($0)" }
+        }
+        #expect(done, "\(latest.sorted { $0.key < $1.key }.map { "\($0.key.split(separator: "/").last!)=\($0.value)" })")
+    }
+
     // MARK: Write
 
     @Test(arguments: [false, true])
@@ -252,7 +286,9 @@ import Testing
     }
 
     @Test func unknownSessionsTerminateAndIdleExpiry() throws {
-        let server = try EmulatorServer(host: "127.0.0.1", port: 0, channelIdleTimeout: .milliseconds(300))
+        var limits = WebChannelLimits()
+        limits.idleTimeout = .milliseconds(300)
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, webChannelLimits: limits)
         defer { server.stop() }
         let c = WebChannelTestClient(port: server.port, stream: "Listen")
         try c.open(Self.queryTarget(2, collection: "z"))
