@@ -18,12 +18,16 @@ function log(name, ok, detail) {
 }
 
 function withTimeout(promise, ms, what) {
-  return Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error('timeout: ' + what)), ms))]);
+  return Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error('timeout: ' + what + (step ? ' at ' + step : ''))), ms))]);
 }
 
-async function check(name, body) {
+let step = '';
+const only = params.get('only');
+async function check(name, body, ms = 30000) {
+  if (only && !name.includes(only)) return;
+  step = '';
   try {
-    await withTimeout(body(), 30000, name);
+    await withTimeout(body(), ms, name);
     log(name, true);
   } catch (e) {
     log(name, false, (e && e.stack) || e);
@@ -48,10 +52,10 @@ function watch(subscribe) {
     waiters = waiters.filter(w => { let ok = false; try { ok = w.predicate(snap); } catch (e) {} if (ok) w.resolve(snap); return !ok; });
   }, err => { failure = err; waiters.forEach(w => w.reject(err)); waiters = []; });
   return {
-    until(predicate, what) {
+    until(predicate, what, ms = 20000) {
       if (failure) return Promise.reject(failure);
       if (latest) { let ok = false; try { ok = predicate(latest); } catch (e) {} if (ok) return Promise.resolve(latest); }
-      return withTimeout(new Promise((resolve, reject) => waiters.push({ predicate, resolve, reject })), 20000, 'snapshot: ' + what);
+      return withTimeout(new Promise((resolve, reject) => waiters.push({ predicate, resolve, reject })), ms, 'snapshot: ' + what);
     },
     stop: unsubscribe,
   };
@@ -60,6 +64,7 @@ function watch(subscribe) {
 async function main() {
   const appMod = await import(`./sdk/${version}/firebase-app.js`);
   const fs = await import(`./sdk/${version}/firebase-firestore.js`);
+  if (params.get('debug')) fs.setLogLevel('debug');
   const settings = mode === 'longpoll' ? { experimentalForceLongPolling: true }
                  : mode === 'autodetect-off' ? { experimentalAutoDetectLongPolling: false } : {};
   function client(name) {
@@ -223,6 +228,24 @@ async function main() {
     w.stop();
   });
 
+  await check('10,000 documents arrive whole in one snapshot', async () => {
+    const col = c('big');
+    const writes = [];
+    for (let b = 0; b < 20; b++) {
+      const batch = writeBatch(db);
+      for (let i = 0; i < 500; i++) batch.set(doc(col, 'd' + (b * 500 + i)), { i: b * 500 + i, s: 'text é' });
+      writes.push(batch.commit());
+    }
+    step = 'writing';
+    await Promise.all(writes);
+    step = 'listening';
+    // Another client has none of them cached: its first snapshot is the server's result.
+    const w = watch((next, error) => onSnapshot(query(cOther('big')), next, error));
+    const snap = await w.until(s => !s.metadata.fromCache, 'server snapshot', 110000);
+    w.stop();
+    assert(snap.size === 10000, 'size ' + snap.size);
+  }, 120000);
+
   await check('terminate', async () => {
     await terminate(other);
     await terminate(db);
@@ -242,6 +265,41 @@ async function main() {
     else if (mode === 'autodetect-off') assert(streaming > 0 && polling === 0, detail);
     else assert(streaming > 0, detail);
     log('back channels: ' + detail, true);
+  });
+
+  // After the first two clients ended: a browser holds at most six HTTP/1.1 connections to
+  // a host, and every live stream keeps one open with its back channel.
+  await check('mockUserToken reaches the rules', async () => {
+    const rules = "rules_version = '2'; service cloud.firestore { match /databases/{db}/documents { " +
+      'match /mine/{id} { allow read, write: if request.auth != null && request.auth.uid == id; } } }';
+    const put = await fetch(`http://127.0.0.1:${port}/emulator/v1/projects/demo-auth:securityRules`, {
+      method: 'PUT', body: JSON.stringify({ rules: { files: [{ name: 'firestore.rules', content: rules }] } }),
+    });
+    assert(put.ok, 'loading rules: ' + put.status);
+    const app = appMod.initializeApp({ projectId: 'demo-auth', apiKey: 'fake', appId: 'harness' }, 'alice');
+    const alice = fs.initializeFirestore(app, settings);
+    fs.connectFirestoreEmulator(alice, '127.0.0.1', port, { mockUserToken: { sub: 'alice', user_id: 'alice' } });
+    const anonApp = appMod.initializeApp({ projectId: 'demo-auth', apiKey: 'fake', appId: 'harness' }, 'anon');
+    const anon = fs.initializeFirestore(anonApp, settings);
+    fs.connectFirestoreEmulator(anon, '127.0.0.1', port);
+    step = 'alice writes';
+    await setDoc(doc(alice, 'mine/alice'), { v: 1 });
+    step = 'alice reads';
+    assert((await getDocFromServer(doc(alice, 'mine/alice'))).get('v') === 1, 'alice reads her document');
+    const denied = async (what, body) => {
+      step = what;
+      let failed = null;
+      try { await body(); } catch (e) { failed = e; }
+      assert(failed && failed.code === 'permission-denied', what + ': ' + (failed && failed.code));
+    };
+    await denied('alice writes bob', () => setDoc(doc(alice, 'mine/bob'), { v: 1 }));
+    await denied('anonymous writes alice', () => setDoc(doc(anon, 'mine/alice'), { v: 2 }));
+    await denied('anonymous listens to alice', () => new Promise((resolve, reject) => {
+      const unsub = onSnapshot(doc(anon, 'mine/alice'), () => {}, e => { unsub(); reject(e); });
+    }));
+    step = 'terminate';
+    await terminate(alice);
+    await terminate(anon);
   });
 }
 

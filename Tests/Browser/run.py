@@ -39,6 +39,8 @@ def main():
     ap.add_argument('--modes', nargs='+', default=['default', 'longpoll', 'autodetect-off'])
     ap.add_argument('--timeout', type=float, default=300)
     ap.add_argument('--console', action='store_true', help="print the browser console's errors")
+    ap.add_argument('--only', default='', help='run only the checks whose name contains this')
+    ap.add_argument('--debug', action='store_true', help="the SDK's debug log (with --console)")
     args = ap.parse_args()
 
     Handler.sdk = os.path.abspath(args.sdk)
@@ -57,7 +59,12 @@ def main():
         for version in args.versions:
             for mode in args.modes:
                 run = 'r%d%s%s' % (int(time.time() * 1000) % 10**9, version, mode[:2])
-                driver.get('%s/index.html?v=%s&mode=%s&port=%d&run=%s' % (origin, version, mode, args.port, run))
+                url = '%s/index.html?v=%s&mode=%s&port=%d&run=%s' % (origin, version, mode, args.port, run)
+                if args.only:
+                    url += '&only=' + args.only
+                if args.debug:
+                    url += '&debug=1'
+                driver.get(url)
                 deadline = time.time() + args.timeout
                 while time.time() < deadline and not driver.execute_script('return window.__done === true'):
                     time.sleep(0.5)
@@ -70,9 +77,9 @@ def main():
                     failed += not r['ok']
                     detail = '' if r['ok'] else ' -- ' + r['detail'].splitlines()[0][:300] if r['detail'] else ''
                     print('%s sdk=%s mode=%s %s%s' % (status, version, mode, r['name'], detail), flush=True)
-                if args.console:
+                if args.console and (not args.debug or any(not r['ok'] for r in results)):
                     for entry in driver.get_log('browser'):
-                        if entry['level'] in ('SEVERE', 'WARNING'):
+                        if entry['level'] in ('SEVERE', 'WARNING') or args.debug:
                             print('  console: ' + entry['message'][:400], flush=True)
     finally:
         driver.quit()

@@ -74,7 +74,7 @@ import Testing
     @Test func aClientThatDoesNotReadMeetsTheWriteBudget() throws {
         var limits = HTTPLimits()
         limits.streamWriteBudget = 256 * 1024
-        let refused = Mutex(false)
+        let refused = DispatchSemaphore(value: 0)
         let closedByBudget = DispatchSemaphore(value: 0)
         try withStreamServer(limits: limits, onStream: { stream in
             stream.onClose { closedByBudget.signal() }
@@ -82,7 +82,7 @@ import Testing
                 let block = [UInt8](repeating: 65, count: 64 * 1024)
                 // Far more than the socket buffers and the budget hold together.
                 for _ in 0..<2_000 where !stream.write(block) {
-                    refused.withLock { $0 = true }
+                    refused.signal()
                     return
                 }
             }
@@ -90,7 +90,7 @@ import Testing
             let c = try RawHTTPClient(port: server.port)
             c.send("GET /stream HTTP/1.1\r\n\r\n")  // and never reads
             #expect(closedByBudget.wait(timeout: .now() + 20) == .success)
-            #expect(refused.withLock { $0 })
+            #expect(refused.wait(timeout: .now() + 20) == .success)
         }
     }
 

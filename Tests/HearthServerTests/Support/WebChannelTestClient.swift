@@ -86,7 +86,8 @@ final class WebChannelTestClient {
         var head = "GET \(path)?VER=8&database=\(database)&RID=rpc&SID=\(sid)&AID=\(aid ?? lastArrayID)&CI=\(longPoll ? 1 : 0)&TYPE=xmlhttp&zx=c3&t=1 HTTP/1.1\r\nHost: t\r\n"
         if let origin { head += "Origin: \(origin)\r\n" }
         c.send(head + "\r\n")
-        guard let h = c.readHead(), h.status == 200 else { throw TestFailure("back channel refused") }
+        guard let h = c.readHead() else { throw TestFailure("back channel: no answer (closed or timed out)") }
+        guard h.status == 200 else { throw TestFailure("back channel refused: \(h.status)") }
         if let aid { lastArrayID = aid }
         back = c
         backLongPoll = longPoll
