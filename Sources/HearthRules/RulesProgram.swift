@@ -53,6 +53,12 @@ public final class RulesProgram: Sendable {
     let names: [ResolvedName?]
     let calls: [CallTarget?]
     let matches: [FlatMatch]
+    /// The most levels of recursion one evaluation can stack up (an expression's height, plus
+    /// that of the functions it calls, through their calls). Deep programs are evaluated on a
+    /// `LargeStack` thread; `inlineLevels` and fewer run on the caller's thread, which costs
+    /// about 4 KB of stack a level in a debug build (the documented apps need 15–25).
+    let evaluationLevels: Int
+    static let inlineLevels = 32
 
     private init(fileName: String, source: String, file: RulesFile, checker: Checker) {
         self.fileName = fileName
@@ -63,20 +69,60 @@ public final class RulesProgram: Sendable {
         self.names = checker.names
         self.calls = checker.calls
         self.matches = checker.flatMatches
+        self.evaluationLevels = Self.evaluationLevels(file, checker.functions, checker.calls)
     }
 
     /// Parses and checks; throws every diagnostic (errors and warnings) when there is an error.
+    /// Runs on a `LargeStack` thread: the parser and checker recurse once per level.
     public static func compile(source: String, file: String = "firestore.rules") throws(RulesCompileError) -> RulesProgram {
-        let (parsed, syntaxErrors) = Parser.parse(source)
-        guard let parsed else {
-            throw RulesCompileError(diagnostics: syntaxErrors.map { RulesDiagnostic(.error, file: file, at: $0.0, $0.1) })
+        let result: Result<RulesProgram, RulesCompileError> = LargeStack.run {
+            let (parsed, syntaxErrors) = Parser.parse(source)
+            guard let parsed else {
+                return .failure(RulesCompileError(diagnostics: syntaxErrors.map { RulesDiagnostic(.error, file: file, at: $0.0, $0.1) }))
+            }
+            var checker = Checker(file: parsed, fileName: file)
+            checker.run()
+            if checker.diagnostics.contains(where: { $0.severity == .error }) {
+                return .failure(RulesCompileError(diagnostics: checker.diagnostics))
+            }
+            return .success(RulesProgram(fileName: file, source: source, file: parsed, checker: checker))
         }
-        var checker = Checker(file: parsed, fileName: file)
-        checker.run()
-        if checker.diagnostics.contains(where: { $0.severity == .error }) {
-            throw RulesCompileError(diagnostics: checker.diagnostics)
+        return try result.get()
+    }
+
+    /// An upper bound on `evaluationLevels`: each expression's height plus the deepest user
+    /// function it calls (calls are acyclic in a program that compiled).
+    private static func evaluationLevels(_ file: RulesFile, _ functions: [CompiledFunction], _ calls: [CallTarget?]) -> Int {
+        var memo: [Int: Int] = [:]
+        func levels(_ e: Expr) -> Int {
+            var callee = 0
+            func visit(_ x: Expr) {
+                if case .user(let f)? = calls[x.id] { callee = max(callee, levels(function: f)) }
+                forEachChild(x, visit)
+            }
+            visit(e)
+            return Int(e.height) + callee
         }
-        return RulesProgram(fileName: file, source: source, file: parsed, checker: checker)
+        func levels(function f: Int) -> Int {
+            if let known = memo[f] { return known }
+            memo[f] = 0  // a cycle (only in programs that do not compile) ends here
+            let d = functions[f].declaration
+            let n = (d.lets.map(\.value) + [d.body]).map(levels).max() ?? 0
+            memo[f] = n
+            return n
+        }
+        var deepest = 0
+        func walk(_ m: MatchBlock) {
+            for a in m.allows { if let c = a.condition { deepest = max(deepest, levels(c)) } }
+            m.children.forEach(walk)
+        }
+        file.matches.forEach(walk)
+        return deepest
+    }
+
+    /// Runs an evaluation on this thread, or on a `LargeStack` one for a deep program.
+    private func onEnoughStack<T>(_ body: () -> T) -> T {
+        evaluationLevels <= Self.inlineLevels ? body() : LargeStack.run(body)
     }
 
     /// Every diagnostic for a source, errors and warnings, without throwing.
@@ -151,6 +197,11 @@ public final class RulesProgram: Sendable {
 
     private func prove(_ query: StructuredQuery, _ symbolic: Result<[RulesValue], FirestoreError>, database: String, auth: RulesAuth?,
                        time: Timestamp, data: any RulesDataSource, coverage: RulesCoverage?) -> RulesDecision {
+        onEnoughStack { proveDisjuncts(query, symbolic, database: database, auth: auth, time: time, data: data, coverage: coverage) }
+    }
+
+    private func proveDisjuncts(_ query: StructuredQuery, _ symbolic: Result<[RulesValue], FirestoreError>, database: String,
+                                auth: RulesAuth?, time: Timestamp, data: any RulesDataSource, coverage: RulesCoverage?) -> RulesDecision {
         let request = RulesRequest.list(query, database: database, auth: auth, time: time)
         let batch = BatchState(accessLimit: EvaluationContext.accessLimit, after: [:])
         let context = EvaluationContext(program: self, data: data, request: request, batch: batch, coverage: coverage)
@@ -190,6 +241,10 @@ public final class RulesProgram: Sendable {
     }
 
     private func evaluateSingle(_ request: RulesRequest, data: any RulesDataSource, batch: BatchState, coverage: RulesCoverage?) -> RulesDecision {
+        onEnoughStack { evaluateMatches(request, data: data, batch: batch, coverage: coverage) }
+    }
+
+    private func evaluateMatches(_ request: RulesRequest, data: any RulesDataSource, batch: BatchState, coverage: RulesCoverage?) -> RulesDecision {
         let context = EvaluationContext(program: self, data: data, request: request, batch: batch, coverage: coverage)
         var decision = RulesDecision(allowed: false, method: request.method, resourcePath: request.path, database: request.database,
                                      decidingAllow: nil, outcomes: [], debugOutput: [])

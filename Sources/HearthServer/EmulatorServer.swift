@@ -1,29 +1,38 @@
 import Foundation
 import HearthCore
+import HearthGRPC
+import HearthTransport
 
-/// The emulator process's server: one port, HTTP/1.1, serving the Firestore REST API
-/// (`/v1/…`), the WebChannel endpoints browsers use (`/google.firestore.v1.Firestore/
-/// {Listen,Write}/channel`) and the emulator endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`) over
-/// one `EmulatorState`. The HTTP/2 (gRPC) front end plugs in through `http2`.
+/// The emulator process's server: one port serving every protocol over one
+/// `EmulatorState` — HTTP/1.1 for the Firestore REST API (`/v1/…`), the WebChannel
+/// endpoints browsers use (`/google.firestore.v1.Firestore/{Listen,Write}/channel`) and the
+/// emulator endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`), and HTTP/2
+/// (connections that open with its preface) for gRPC `google.firestore.v1.Firestore`.
 public final class EmulatorServer: Sendable {
     public let state: EmulatorState
     let http: HTTPServer
+    let http2: HTTP2Server
     let webChannel: WebChannelService
 
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 8080, state: EmulatorState = EmulatorState(),
-                limits: HTTPLimits = HTTPLimits(), http2: (any HTTP2ConnectionHandler)? = nil,
-                webChannelLimits: WebChannelLimits = WebChannelLimits()) throws {
+                limits: HTTPLimits = HTTPLimits(), webChannelLimits: WebChannelLimits = WebChannelLimits()) throws {
         self.state = state
         let webChannel = WebChannelService(state: state, limits: webChannelLimits)
         let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
+        let http2 = HTTP2Server(handler: GRPCRouter(services: [FirestoreGRPCService(state: state)]))
+        self.http2 = http2
         http = try HTTPServer(host: host, port: port, limits: limits, http2: http2) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
         self.webChannel = webChannel
-        http.onStop { webChannel.stop() }
+        // The HTTP/2 connections belong to the HTTP/2 server: it sends them GOAWAY.
+        http.onStop {
+            http2.stop()
+            webChannel.stop()
+        }
     }
 
     /// The bound port.
@@ -31,7 +40,8 @@ public final class EmulatorServer: Sendable {
     public var host: String { http.host }
     /// `host:port`, as `FIRESTORE_EMULATOR_HOST` wants it.
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-    public var connectionCount: Int { http.connectionCount }
+    /// Open client connections, both protocols.
+    public var connectionCount: Int { http.connectionCount + http2.connectionCount }
 
     /// Stops serving (idempotent).
     public func stop() { http.stop() }
@@ -51,7 +61,16 @@ struct RequestHandler: Sendable {
     let webChannel: WebChannelService
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
-        var response = respond(request, stop: stop)
+        var response: HTTPResponse
+        if request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
+            .rest, method: request.method, path: PercentDecoding.decode(request.path) ?? String(request.path),
+            authorization: request.header("authorization")) {
+            response = RequestTrace.$current.withValue(trace) { respond(request, stop: stop) }
+            state.requestLog.record(trace.finish(code: trace.failure?.code ?? (response.status < 400 ? .ok : .notFound),
+                                                 httpStatus: response.status, message: trace.failure?.message))
+        } else {
+            response = respond(request, stop: stop)
+        }
         response.headers += CORS.headers(for: request)
         return response
     }
@@ -76,6 +95,7 @@ struct RequestHandler: Sendable {
             }
             return .text(404, "Not Found\n")
         } catch {
+            RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
             return error.httpResponse
         }
     }

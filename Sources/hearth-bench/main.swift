@@ -220,10 +220,16 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
     return results
 }
 
+if CommandLine.arguments.dropFirst().first == "--server" {
+    exit(ServerBenchmark.main(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 var sizes = [10_000, 100_000]
 var seed: UInt64 = 42
 var json = false
 var repeats = 0
+var historyLimit: Int? = HistoryBenchmark.defaultLimitMiB
+var updates = 1_200_000
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     switch arg {
@@ -233,13 +239,28 @@ while let arg = args.popFirst() {
     case "--repeat": repeats = max(0, Int(args.popFirst() ?? "") ?? 0)
     case "--rules": RulesBenchmark.printResults(); exit(0)
     case "--rest": RESTBenchmark.printResults(); exit(0)
+    case "--updates": updates = Int(args.popFirst() ?? "") ?? updates
+    case "--limit":
+        let v = args.popFirst() ?? ""
+        historyLimit = v == "none" ? nil : Int(v) ?? historyLimit
+    case "--history": break
     case "-h", "--help":
-        print("usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)")
+        print("""
+            usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)
+                   hearth-bench --rules | --rest
+                   hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
+                   hearth-bench --history [--updates N] [--limit MIB|none]   (default: 1200000 updates, 128 MiB)
+            """)
         exit(0)
     default:
         FileHandle.standardError.write("unknown argument \(arg)\n".data(using: .utf8)!)
         exit(2)
     }
+}
+
+if CommandLine.arguments.contains("--history") {
+    HistoryBenchmark.printResults(updates: updates, limitMiB: historyLimit)
+    exit(0)
 }
 
 #if DEBUG

@@ -10,7 +10,8 @@ enum ServeCommand {
     static let usage = """
         usage: hearth serve [--host H] [--port N] [--project P] [--seed FILE] [--indexes FILE]
                             [--index-mode enforce|warn|off|learn] [--ready-file PATH]
-                            [--rules FILE] [--workspace DIR]
+                            [--rules FILE] [--workspace DIR] [--history-limit SIZE]
+                            [--console-port N | --no-console]
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
           --port        port (default 8080; 0 picks a free one)
           --project     project id the seed is loaded into (default demo-hearth)
@@ -21,6 +22,13 @@ enum ServeCommand {
           --rules       Firestore security rules enforced for --project (all its databases)
           --workspace   a project folder: its firestore.rules, firestore.indexes.json and
                         documents.json (each where present) for --project
+          --history-limit  memory for past document versions (reads at an earlier read
+                        time, one hour kept); past it the oldest go first and a read older
+                        than what is left gets FAILED_PRECONDITION (default 128MiB;
+                        bytes, or K/M/G)
+          --console-port  port of the web console at /ui/ (default 4000, or a free port
+                        when 4000 is taken; 0 picks a free one)
+          --no-console  do not serve the console
 
         With no --seed/--indexes/--rules in a checkout with Seeds/<app>/, every documented app
         is loaded as project demo-<app>, with Rules/<app>.rules when present.
@@ -31,6 +39,8 @@ enum ServeCommand {
         var host = "127.0.0.1", port = 8080, project = "demo-hearth"
         var seed: String?, indexes: String?, indexMode: IndexMode?, readyFile: String?
         var rules: String?, workspace: String?
+        var historyLimit = VersionHistoryBudget.defaultLimit
+        var consolePort: Int?, console = true
         var i = 0
         func value() -> String? {
             i += 1
@@ -38,6 +48,7 @@ enum ServeCommand {
         }
         while i < args.count {
             let flag = args[i]
+            if flag == "--no-console" { console = false; i += 1; continue }
             guard let v = flag == "-h" || flag == "--help" ? "" : value() else { return fail("\(flag) needs a value") }
             switch flag {
             case "-h", "--help": print(usage); return 0
@@ -59,6 +70,12 @@ enum ServeCommand {
             case "--ready-file": readyFile = v
             case "--rules": rules = v
             case "--workspace": workspace = v
+            case "--history-limit":
+                guard let n = ByteSize.parse(v) else { return fail("--history-limit must be a size (bytes, or with K, M or G), got '\(v)'") }
+                historyLimit = n
+            case "--console-port":
+                guard let p = Int(v), (0...65535).contains(p) else { return fail("--console-port must be 0…65535, got '\(v)'") }
+                consolePort = p
             default: return fail("unknown flag '\(flag)'")
             }
             i += 1
@@ -86,7 +103,7 @@ enum ServeCommand {
             guard let data = FileManager.default.contents(atPath: indexes) else { return fail("cannot read \(indexes)") }
             do { configuration = try IndexConfiguration(json: data) } catch { return fail("\(indexes): \(error.message)") }
         }
-        let state = EmulatorState(indexes: configuration, indexMode: indexMode)
+        let state = EmulatorState(indexes: configuration, indexMode: indexMode, historyLimit: historyLimit)
         if let rules {
             guard let source = FileManager.default.contents(atPath: rules).flatMap({ String(data: $0, encoding: .utf8) }) else {
                 return fail("cannot read \(rules)")
@@ -115,15 +132,28 @@ enum ServeCommand {
         signal(SIGTERM, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         let server: EmulatorServer
-        // Connections opening with the HTTP/2 preface go to the gRPC front end; it must hear
-        // about shutdown itself (it owns those sockets) to send GOAWAY.
-        let http2 = HTTP2Server(state: state)
         do {
-            server = try EmulatorServer(host: host, port: port, state: state, http2: http2)
+            server = try EmulatorServer(host: host, port: port, state: state)
         } catch {
             return fail("cannot listen on \(host):\(port): \(error)")
         }
-        server.onStop { http2.stop() }
+        if console {
+            // The official emulator's UI port by default; when another emulator holds it, any
+            // free port (an explicit --console-port must be free).
+            let consoleServer: ConsoleServer
+            let info = ConsoleServer.Info(emulatorAddress: server.address)
+            do {
+                consoleServer = try ConsoleServer(host: host, port: consolePort ?? 4000, state: state, info: info)
+            } catch {
+                guard consolePort == nil, let fallback = try? ConsoleServer(host: host, port: 0, state: state, info: info) else {
+                    server.stop()
+                    return fail("cannot listen on \(host):\(consolePort ?? 4000) for the console: \(error)")
+                }
+                consoleServer = fallback
+            }
+            server.onStop { consoleServer.stop() }
+            print("hearth serve: console at \(consoleServer.url)")
+        }
         let done = DispatchSemaphore(value: 0)
         server.onStop { done.signal() }
         var sources: [DispatchSourceSignal] = []

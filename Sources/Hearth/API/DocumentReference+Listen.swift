@@ -3,9 +3,11 @@ import HearthCore
 
 /// Snapshot listeners on one document (semantics §19). Delivery is asynchronous, on
 /// `settings.dispatchQueue`: first the document now (`exists == false` when it is missing),
-/// then one snapshot for each commit that changes it. Snapshots come from the authoritative
-/// database itself, so `metadata.hasPendingWrites` and `metadata.isFromCache` are always
-/// false (Hearth has no local cache or unacknowledged writes; semantics [A13]).
+/// then one snapshot for each commit that changes it. This instance's own writes arrive
+/// first as they are issued, with `metadata.hasPendingWrites == true`, then as committed
+/// when the data changed (resolved server timestamps) or, with `includeMetadataChanges`,
+/// for the pending state alone (`LocalWriteEvents`). Listeners are always in sync with the
+/// database: `metadata.isFromCache` is false.
 extension DocumentReference {
     @discardableResult
     public func addSnapshotListener(_ listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {
@@ -18,15 +20,18 @@ extension DocumentReference {
         addSnapshotListener(options: SnapshotListenOptions().withIncludeMetadataChanges(includeMetadataChanges), listener: listener)
     }
 
-    /// `options.source` is accepted for compatibility: the cache is the database.
+    /// `options.source` is accepted for compatibility: listeners are always in sync.
     @discardableResult
     public func addSnapshotListener(options: SnapshotListenOptions,
                                     listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {
         firestore.ensureActive()
         let callback = sendable(listener)
         let registration = SnapshotListener(firestore: firestore)
-        registration.start(.documents([key]), onSnapshot: { [self] view in
-            callback(DocumentSnapshot(reference: self, document: view.documents.first, metadata: .server), nil)
+        registration.start(.documents([key]), includeMetadataChanges: options.includeMetadataChanges, onSnapshot: { [self] view, _ in
+            let document = view.documents.first
+            // A missing document has no pending writes to show (SDK: only documents in the view do).
+            let pending = document.map { view.mutatedKeys.contains($0.path) } ?? false
+            callback(DocumentSnapshot(reference: self, document: document, metadata: pending ? .pending : .server), nil)
         }, onError: { callback(nil, $0) })
         return registration
     }

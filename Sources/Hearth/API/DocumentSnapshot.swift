@@ -1,14 +1,18 @@
 import Foundation
 import HearthCore
 
-/// How to read server timestamps that are not yet known. Hearth commits synchronously, so
-/// server timestamps are always resolved; the behaviour is accepted for compatibility.
+/// How to read a `serverTimestamp()` field a snapshot shows before its write commits (a
+/// latency-compensated snapshot, `metadata.hasPendingWrites == true`): `.none` as `NSNull`
+/// (the default), `.estimate` as the local time of the write, `.previous` as the field's
+/// value before the write (`NSNull` when it had none). Committed documents hold the
+/// server's time and read the same under every behaviour.
 public enum ServerTimestampBehavior: Int, Sendable {
     case none, estimate, previous
 }
 
-/// Whether a snapshot reflects unacknowledged local writes or came from a cache. Hearth's
-/// embedded database is authoritative: both are false.
+/// Whether a snapshot shows writes of this instance not yet committed
+/// (`hasPendingWrites`), and whether it was read from the instance's cache
+/// (`getDocument(source: .cache)`; listeners and server reads are always in sync).
 public final class SnapshotMetadata: @unchecked Sendable, Hashable, CustomStringConvertible {
     public let hasPendingWrites: Bool
     public let isFromCache: Bool
@@ -19,6 +23,9 @@ public final class SnapshotMetadata: @unchecked Sendable, Hashable, CustomString
     }
 
     static let server = SnapshotMetadata(hasPendingWrites: false, isFromCache: false)
+    static let pending = SnapshotMetadata(hasPendingWrites: true, isFromCache: false)
+    static let cache = SnapshotMetadata(hasPendingWrites: false, isFromCache: true)
+    static let pendingInCache = SnapshotMetadata(hasPendingWrites: true, isFromCache: true)
 
     public static func == (a: SnapshotMetadata, b: SnapshotMetadata) -> Bool {
         a.hasPendingWrites == b.hasPendingWrites && a.isFromCache == b.isFromCache
@@ -76,17 +83,25 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
 
     var writer: UserDataWriter { UserDataWriter(firestore: firestore) }
 
-    /// The fields, or nil when the document does not exist.
+    /// The fields, or nil when the document does not exist. Server timestamps not yet
+    /// committed read as `NSNull` (`ServerTimestampBehavior.none`).
     public func data() -> [String: Any]? {
-        document.map { writer.memoizedFields($0) }
+        data(with: .none)
     }
 
     public func data(with serverTimestampBehavior: ServerTimestampBehavior) -> [String: Any]? {
-        data()
+        guard let document else { return nil }
+        // Only a snapshot with pending writes can hold pending server timestamps.
+        guard metadata.hasPendingWrites else { return writer.memoizedFields(document) }
+        return writer.fields(document.fields, serverTimestamps: serverTimestampBehavior)
     }
 
     /// The value at a dotted path (`"address.city"`) or `FieldPath`; nil when missing.
     public func get(_ field: Any) -> Any? {
+        get(field, serverTimestampBehavior: .none)
+    }
+
+    public func get(_ field: Any, serverTimestampBehavior: ServerTimestampBehavior) -> Any? {
         guard let document else { return nil }
         let path: HearthCore.FieldPath = requireValid { () throws(FirestoreError) in
             switch field {
@@ -96,11 +111,8 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
             }
         }
         if path.isDocumentName { return documentID }
-        return document.fields.value(at: path).map(writer.value)
-    }
-
-    public func get(_ field: Any, serverTimestampBehavior: ServerTimestampBehavior) -> Any? {
-        get(field)
+        let behavior = metadata.hasPendingWrites ? serverTimestampBehavior : nil
+        return document.fields.value(at: path).map { writer.value($0, serverTimestamps: behavior) }
     }
 
     public subscript(key: Any) -> Any? { self.get(key) }
@@ -122,10 +134,11 @@ public class DocumentSnapshot: @unchecked Sendable, Hashable, CustomStringConver
 /// A snapshot of a document that is part of a query result (it always exists).
 public final class QueryDocumentSnapshot: DocumentSnapshot, @unchecked Sendable {
     public override func data() -> [String: Any] {
-        writer.memoizedFields(document!)
+        data(with: .none)
     }
 
     public override func data(with serverTimestampBehavior: ServerTimestampBehavior) -> [String: Any] {
-        data()
+        guard metadata.hasPendingWrites else { return writer.memoizedFields(document!) }
+        return writer.fields(document!.fields, serverTimestamps: serverTimestampBehavior)
     }
 }

@@ -22,10 +22,14 @@ public final class Firestore: @unchecked Sendable {
     /// `unauthenticated` view) and the database's rules.
     let access: AccessControl
 
+    /// This instance's pending writes, cache and bundles.
+    let local: LocalView
+
     init(database: Database, access: AccessControl = .admin()) {
         self.database = database
         self.access = access
         state = Mutex(InstanceState())
+        local = LocalView(database: database)
     }
 
     /// A new engine database for this API. The SDK reads nothing at a past read time, so
@@ -80,6 +84,7 @@ public final class Firestore: @unchecked Sendable {
                 }
                 s.settings = value
             }
+            local.setLocalWriteEvents(value.localWriteEvents)
         }
     }
 
@@ -160,11 +165,13 @@ public final class Firestore: @unchecked Sendable {
         return WriteBatch(firestore: self)
     }
 
-    /// Commits engine writes, mapping engine errors to `FirestoreErrorCode`.
+    /// Commits the writes of `setData`, `updateData`, `delete` and batches, mapping engine
+    /// errors to `FirestoreErrorCode`: shown first to this instance's listeners when
+    /// `settings.localWriteEvents` says so (`LocalView.commit`).
     @discardableResult
     func commit(_ writes: [Write]) throws(FirestoreErrorCode) -> CommitResult {
         do {
-            return try database.commit(writes, authorize: access.commitAuthorizer(for: database))
+            return try local.commit(writes, authorize: access.commitAuthorizer(for: database))
         } catch {
             throw FirestoreErrorCode(error)
         }
@@ -200,15 +207,17 @@ public final class Firestore: @unchecked Sendable {
 
     public func terminate() async throws { state.withLock { $0.terminated = true } }
 
-    /// Clears local persistence. Hearth has no cache apart from the database itself, so
-    /// this only checks the SDK's rule that the instance must be terminated (or unused).
+    /// Clears the instance's cache (what `source: .cache` reads, bundles and named queries
+    /// included); the SDK's rule holds: the instance must be terminated (or unused).
     public func clearPersistence(completion: ((Error?) -> Void)? = nil) {
         let error = clearPersistenceError()
+        if error == nil { local.clear() }
         if let completion = completion.map(sendable) { callbackQueue.async { completion(error) } }
     }
 
     public func clearPersistence() async throws {
         if let error = clearPersistenceError() { throw error }
+        local.clear()
     }
 
     private func clearPersistenceError() -> FirestoreErrorCode? {

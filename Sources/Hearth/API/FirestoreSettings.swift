@@ -1,12 +1,15 @@
 import Foundation
 
-/// Instance settings. Only `dispatchQueue` changes Hearth's behaviour (completion handlers
-/// and listeners run there; default: the main queue, like the SDK). The rest are kept for
-/// source compatibility.
+/// Instance settings. `dispatchQueue` (completion handlers and listeners run there; default:
+/// the main queue, like the SDK) and Hearth's own `localWriteEvents` change Hearth's
+/// behaviour; the rest are kept for source compatibility.
 public final class FirestoreSettings: NSObject, NSCopying, @unchecked Sendable {
     public var host: String = "firestore.googleapis.com"
     public var isSSLEnabled: Bool = true
     public var dispatchQueue: DispatchQueue = .main
+    /// How this instance's own writes reach its own listeners (a Hearth setting; the SDK
+    /// always compensates latency). Default `.latencyCompensated`, as on a device.
+    public var localWriteEvents: LocalWriteEvents = .latencyCompensated
     @available(*, deprecated, message: "Use cacheSettings instead.")
     public var isPersistenceEnabled: Bool {
         get { persistenceEnabled }
@@ -29,11 +32,27 @@ public final class FirestoreSettings: NSObject, NSCopying, @unchecked Sendable {
         c.host = host
         c.isSSLEnabled = isSSLEnabled
         c.dispatchQueue = dispatchQueue
+        c.localWriteEvents = localWriteEvents
         c.cacheSettings = cacheSettings
         c.persistenceEnabled = persistenceEnabled
         c.cacheBytes = cacheBytes
         return c
     }
+}
+
+/// How an instance's own writes reach its own snapshot listeners.
+public enum LocalWriteEvents: Sendable {
+    /// As the SDK on a device: a write (`setData`, `updateData`, `delete`, `addDocument`, a
+    /// batch) is shown to the instance's listeners at once, before it commits, with
+    /// `metadata.hasPendingWrites == true` and server timestamps not yet known (read them
+    /// with `ServerTimestampBehavior`); when the commit acknowledges it, the listeners get one
+    /// more snapshot if the data changed (resolved server timestamps) or, with
+    /// `includeMetadataChanges`, for the pending state alone. A rejected write is rolled
+    /// back with one more snapshot. Transactions raise no event before they commit.
+    case latencyCompensated
+    /// The write commits first, and listeners see it once, as a committed change
+    /// (`hasPendingWrites` is always false): one snapshot per write.
+    case afterCommit
 }
 
 /// `cacheSizeBytes` value meaning "no limit".

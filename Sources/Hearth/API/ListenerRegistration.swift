@@ -14,34 +14,49 @@ public protocol ListenerRegistration: AnyObject {
 /// run there (the main queue by default), in commit order, and never concurrently for one
 /// listener even when that queue is concurrent. Each queued callback checks the removed
 /// flag on that queue, so none runs once `remove()` has returned (a callback already
-/// running when `remove()` is called from another thread finishes).
+/// running when `remove()` is called from another thread finishes). Which view snapshots
+/// become callbacks is decided on that queue too, in order (`SnapshotEvents`).
 final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     private let firestore: Firestore
     private let queue: DispatchQueue
     private let removed = Atomic<Bool>(false)
     private let target = Mutex<ListenTargetID?>(nil)
+    /// Read and written only on `queue`.
+    private var events = SnapshotEvents(includeMetadataChanges: false)
 
     init(firestore: Firestore) {
         self.firestore = firestore
         queue = DispatchQueue(label: "hearth.snapshot-listener", target: firestore.callbackQueue)
     }
 
-    /// Registers `listenTarget`: `onSnapshot` receives each engine snapshot on the listener
-    /// queue; a failure to start is reported once through `onError`, and the listener ends.
-    func start(_ listenTarget: ListenTarget,
-               onSnapshot: @escaping @Sendable (ViewSnapshot) -> Void,
+    /// Registers `listenTarget` with the instance's local view: `onSnapshot` receives each
+    /// engine snapshot that raises an event, with the pending documents of the snapshot
+    /// before it (to classify metadata changes), on the listener queue; a failure to start
+    /// is reported once through `onError`, and the listener ends.
+    func start(_ listenTarget: ListenTarget, includeMetadataChanges: Bool,
+               onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>) -> Void,
                onError: @escaping @Sendable (FirestoreErrorCode) -> Void) {
-        do {
+        events = SnapshotEvents(includeMetadataChanges: includeMetadataChanges)
+        do throws(FirestoreError) {
             switch listenTarget {
             case .documents(let paths):
                 for path in paths { try firestore.access.checkGet(path, in: firestore.database) }
             case .query(let query):
                 try firestore.access.checkQuery(query, in: firestore.database)
             }
-            let id = try firestore.database.listen(listenTarget) { [self] snapshot in
-                deliver { onSnapshot(snapshot) }
+            let client = firestore.local.listenerStarted()
+            do throws(FirestoreError) {
+                let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
+                    deliver { [self] in
+                        if let previousMutated = events.accept(snapshot) { onSnapshot(snapshot, previousMutated) }
+                    }
+                }
+                target.withLock { $0 = id }
+                firestore.local.cache.recordTarget(listenTarget)
+            } catch {
+                firestore.local.listenerRemoved()
+                throw error
             }
-            target.withLock { $0 = id }
         } catch {
             let failure = FirestoreErrorCode(error)
             deliver { onError(failure) }
@@ -63,6 +78,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         removed.store(true, ordering: .releasing)
         if let id = target.withLock({ t -> ListenTargetID? in defer { t = nil }; return t }) {
             firestore.database.stopListening(id)
+            firestore.local.listenerRemoved()
         }
     }
 }

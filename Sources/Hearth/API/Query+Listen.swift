@@ -5,10 +5,11 @@ import HearthCore
 /// `settings.dispatchQueue`: first the whole result (every document `.added`), then one
 /// snapshot for each commit that changes the result — a batch or transaction is one
 /// snapshot — with `documentChanges` as the SDK computes them. The engine maintains the
-/// result incrementally (`HearthCore.QueryView`). Errors the server reports when a query
-/// starts (a missing index under `.enforce`, limits on filters) arrive once, as the only
-/// callback, and the listener ends. Metadata is always `hasPendingWrites == false`,
-/// `isFromCache == false`: Hearth's database is authoritative (semantics [A13]).
+/// result incrementally (`HearthCore.QueryView`). This instance's own writes arrive first
+/// as they are issued, with `metadata.hasPendingWrites == true` (`LocalWriteEvents`).
+/// Errors the server reports when a query starts (a missing index under `.enforce`, limits
+/// on filters) arrive once, as the only callback, and the listener ends. Listeners are
+/// always in sync with the database: `metadata.isFromCache` is false.
 extension Query {
     @discardableResult
     public func addSnapshotListener(_ listener: @escaping (QuerySnapshot?, Error?) -> Void) -> ListenerRegistration {
@@ -21,7 +22,7 @@ extension Query {
         addSnapshotListener(options: SnapshotListenOptions().withIncludeMetadataChanges(includeMetadataChanges), listener: listener)
     }
 
-    /// `options.source` is accepted for compatibility: the cache is the database.
+    /// `options.source` is accepted for compatibility: listeners are always in sync.
     @discardableResult
     public func addSnapshotListener(options: SnapshotListenOptions,
                                     listener: @escaping (QuerySnapshot?, Error?) -> Void) -> ListenerRegistration {
@@ -31,8 +32,10 @@ extension Query {
         let registration = SnapshotListener(firestore: firestore)
         let reversed = definition.limitType == .last
         let includeMetadataChanges = options.includeMetadataChanges
-        registration.start(.query(definition.structuredQuery), onSnapshot: { [self] view in
-            callback(QuerySnapshot(query: self, view: view, reversed: reversed, includesMetadataChanges: includeMetadataChanges), nil)
+        registration.start(.query(definition.structuredQuery), includeMetadataChanges: includeMetadataChanges,
+                           onSnapshot: { [self] view, previousMutated in
+            callback(QuerySnapshot(query: self, view: view, previousMutated: previousMutated, reversed: reversed,
+                                   includesMetadataChanges: includeMetadataChanges), nil)
         }, onError: { callback(nil, $0) })
         return registration
     }

@@ -503,35 +503,40 @@ public class Query: @unchecked Sendable, Hashable {
         }
     }
 
-    /// Runs the query now; engine errors (missing index, server-side limits) are thrown as
-    /// `FirestoreErrorCode`.
-    func run() throws(FirestoreErrorCode) -> QuerySnapshot {
+    /// Runs the query now, on the database (`.default`, `.server`) or on this instance's
+    /// cache (`.cache`: `LocalCache`, with no index requirements); engine errors (missing
+    /// index, server-side limits) are thrown as `FirestoreErrorCode`.
+    func run(source: FirestoreSource = .default) throws(FirestoreErrorCode) -> QuerySnapshot {
         firestore.ensureActive()
         requireValid { () throws(FirestoreError) in try checkRunnable() }
-        let result: QueryResult
+        var documents: [HearthCore.Document]
         do {
             let query = definition.structuredQuery
-            try firestore.access.checkQuery(query, in: firestore.database)
-            result = try firestore.database.runQuery(query)
+            if source == .cache {
+                documents = try firestore.local.cache.documents(matching: query)
+            } else {
+                try firestore.access.checkQuery(query, in: firestore.database)
+                documents = try firestore.database.runQuery(query).documents
+                firestore.local.cache.recordQuery(query)
+            }
         } catch {
             throw FirestoreErrorCode(error)
         }
-        var documents = result.documents
         if definition.limitType == .last { documents.reverse() }
+        let metadata: SnapshotMetadata = source == .cache ? .cache : .server
         return QuerySnapshot(query: self, documents: documents.map {
-            QueryDocumentSnapshot(firestore: firestore, document: $0, metadata: .server)
-        })
+            QueryDocumentSnapshot(firestore: firestore, document: $0, metadata: metadata)
+        }, metadata: metadata)
     }
 
     public func getDocuments(completion: @escaping (QuerySnapshot?, Error?) -> Void) {
         getDocuments(source: .default, completion: completion)
     }
 
-    /// Every source reads the embedded database (it is the server and the cache at once).
     public func getDocuments(source: FirestoreSource, completion: @escaping (QuerySnapshot?, Error?) -> Void) {
         let completion = sendable(completion)
         do {
-            let snapshot = try run()
+            let snapshot = try run(source: source)
             firestore.deliver { completion(snapshot, nil) }
         } catch {
             firestore.deliver { completion(nil, error) }
@@ -540,7 +545,7 @@ public class Query: @unchecked Sendable, Hashable {
 
     public func getDocuments() async throws -> QuerySnapshot { try run() }
 
-    public func getDocuments(source: FirestoreSource) async throws -> QuerySnapshot { try run() }
+    public func getDocuments(source: FirestoreSource) async throws -> QuerySnapshot { try run(source: source) }
 
     // MARK: Aggregation
 

@@ -184,12 +184,13 @@ extension Firestore {
                 return .failure(blockError)
             }
             do {
-                try commit(txn.commitWrites)
+                // Straight to the database: a transaction raises no event before it commits.
+                try database.commit(txn.commitWrites, authorize: access.commitAuthorizer(for: database))
                 return .success(value)
             } catch {
-                lastError = error
-                if Self.isRetryable(error.code) { continue }
-                return .failure(error)
+                lastError = FirestoreErrorCode(error)
+                if Self.isRetryable(error.code.rawValue) { continue }
+                return .failure(FirestoreErrorCode(error))
             }
         }
         return .failure(lastError ?? FirestoreErrorCode(.aborted, message: "Transaction failed."))

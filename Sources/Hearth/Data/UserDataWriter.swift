@@ -16,6 +16,32 @@ struct UserDataWriter {
     private static let trueNumber = NSNumber(value: true)
     private static let falseNumber = NSNumber(value: false)
 
+    /// `serverTimestamps`: how to read pending server timestamps (`PendingServerTimestamp`
+    /// maps, found only in documents with pending writes); nil reads maps as maps.
+    func value(_ v: Value, serverTimestamps: ServerTimestampBehavior?) -> Any {
+        guard let behavior = serverTimestamps else { return value(v) }
+        switch v {
+        case .map(let m):
+            if let pending = PendingServerTimestamp.decode(v) {
+                switch behavior {
+                case .none: return NSNull()
+                case .estimate: return Timestamp(pending.localWriteTime)
+                case .previous: return pending.previous.map { value($0, serverTimestamps: behavior) } ?? NSNull()
+                }
+            }
+            return fields(m, serverTimestamps: behavior)
+        case .array(let a): return a.map { value($0, serverTimestamps: behavior) }
+        default: return value(v)
+        }
+    }
+
+    /// A map's fields read with `serverTimestamps` (see `value(_:serverTimestamps:)`).
+    func fields(_ m: MapValue, serverTimestamps: ServerTimestampBehavior) -> [String: Any] {
+        var out: [String: Any] = Dictionary(minimumCapacity: m.count)
+        for e in m.entries { out[e.key] = value(e.value, serverTimestamps: serverTimestamps) }
+        return out
+    }
+
     func value(_ v: Value) -> Any {
         switch v {
         case .null: return NSNull()

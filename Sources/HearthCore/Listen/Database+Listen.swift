@@ -7,7 +7,10 @@ extension Database {
     /// target is registered so `sink` receives one snapshot for every later commit that
     /// changes the result, in commit order. `sink` runs under the commit lock: it must only
     /// hand the snapshot on, never call back into the database.
-    public func listen(_ target: ListenTarget, sink: @escaping @Sendable (ViewSnapshot) -> Void) throws(FirestoreError) -> ListenTargetID {
+    /// With `client`, the target shows that client's pending local batches on top of the
+    /// database's documents (see `applyLocally`).
+    public func listen(_ target: ListenTarget, client: ListenClientID? = nil,
+                       sink: @escaping @Sendable (ViewSnapshot) -> Void) throws(FirestoreError) -> ListenTargetID {
         var needed: [IndexDefinition] = []
         if case .query(let query) = target {
             let normalized = try NormalizedQuery(query, database: id)
@@ -24,9 +27,12 @@ extension Database {
             for d in needed where state.indexes.entries(d) == nil {
                 state.indexes.materialize(d, from: state.documents)
             }
-            let view = try QueryView(target: target, database: id, state: state)
-            sink(view.initialSnapshot(readTime: state.readTime))
-            return hub.register(view, sink: sink)
+            let overlay = client.map { hub.overlay(of: $0) } ?? LocalOverlay()
+            let view = try QueryView(target: target, database: id, state: overlay.applied(to: state))
+            var initial = view.initialSnapshot(readTime: state.readTime)
+            initial.mutatedKeys = overlay.paths.filter { view.contains($0) }
+            sink(initial)
+            return hub.register(view, client: client, sink: sink)
         }
     }
 
@@ -37,4 +43,43 @@ extension Database {
 
     /// How many targets are registered.
     public var listenTargetCount: Int { hub.count }
+}
+
+/// Latency compensation: a client (a mobile SDK instance) applies its writes to its own
+/// listen targets before the database commits them, as the SDKs do on a device. The
+/// sequence for one batch of writes is `applyLocally` (the client's targets show the
+/// writes at once, `ViewSnapshot.mutatedKeys` naming the documents they touch), then
+/// `commit(_:acknowledging:)` (the batch leaves the overlay as the commit lands: one more
+/// snapshot for the documents whose contents or pending state changed) or, when the
+/// commit fails, `rejectLocalBatch` (the views return to the database's documents). Other
+/// clients' targets see only the commit.
+extension Database {
+    /// A new client with a local view of its own.
+    public func registerListenClient() -> ListenClientID { hub.registerClient() }
+
+    /// Forgets a client (its targets stay registered, as targets of no client).
+    public func removeListenClient(_ client: ListenClientID) { hub.removeClient(client) }
+
+    /// Applies `writes` to `client`'s targets as a pending local batch and publishes the
+    /// resulting snapshots. `localWriteTime` (default: the clock now) is what pending server
+    /// timestamps estimate. The writes are not checked or committed here.
+    public func applyLocally(_ writes: [Write], client: ListenClientID, localWriteTime: Timestamp? = nil) -> LocalBatchID {
+        let time = localWriteTime ?? clock.now()
+        // The commit lock orders the local step with every commit's publication.
+        return underCommitLock { state in hub.applyLocally(writes, client: client, localWriteTime: time, state: state) }
+    }
+
+    /// Takes a batch out of `client`'s overlay after its commit failed; its targets return
+    /// to the database's documents.
+    public func rejectLocalBatch(_ batch: LocalBatchID, client: ListenClientID) {
+        underCommitLock { state in hub.reject(batch, client: client, state: state) }
+    }
+
+    /// The document at `key` as `client` sees it: with its pending local batches applied
+    /// (`pending` true when one writes it).
+    public func localDocument(_ key: DocumentKey, client: ListenClientID) -> (document: Document?, pending: Bool) {
+        let (overlay, base) = underCommitLock { state in (hub.overlay(of: client), state.documents[key]?.document) }
+        guard overlay.contains(key) else { return (base, false) }
+        return (overlay.document(key, over: base), true)
+    }
 }

@@ -6,17 +6,31 @@ import Synchronization
 /// once. Sinks are called under the lock too, so they must only hand the snapshot on (the
 /// Swift API queues a callback).
 ///
+/// A target may belong to a client with a local view of its own (a mobile SDK instance):
+/// its view then shows the database's documents with the client's pending local batches
+/// applied on top (`LocalOverlay`), and each snapshot names the documents that carry them
+/// (`ViewSnapshot.mutatedKeys`). Applying, committing and rejecting a local batch are
+/// published to the client's targets the same way, under the same lock, so every view
+/// moves through one order of events.
+///
 /// A commit with no targets registered costs the database one atomic load.
 final class ListenerHub: Sendable {
     private struct Target: Sendable {
         var view: QueryView
         let route: TargetRouting.Route
         let sink: @Sendable (ViewSnapshot) -> Void
+        let client: Int?
+    }
+
+    private struct Client: Sendable {
+        var overlay = LocalOverlay()
+        var targets: Set<Int> = []
     }
 
     private struct Registry: Sendable {
         var targets: [Int: Target] = [:]
         var routing = TargetRouting()
+        var clients: [Int: Client] = [:]
         var nextID = 1
     }
 
@@ -28,14 +42,38 @@ final class ListenerHub: Sendable {
 
     var count: Int { targetCount.load(ordering: .acquiring) }
 
+    // MARK: Clients
+
+    func registerClient() -> ListenClientID {
+        registry.withLock { r in
+            defer { r.nextID += 1 }
+            r.clients[r.nextID] = Client()
+            return ListenClientID(rawValue: r.nextID)
+        }
+    }
+
+    /// Forgets a client; its targets stay registered as targets of no client.
+    func removeClient(_ client: ListenClientID) {
+        registry.withLock { _ = $0.clients.removeValue(forKey: client.rawValue) }
+    }
+
+    /// The client's pending overlay (empty for an unknown client).
+    func overlay(of client: ListenClientID) -> LocalOverlay {
+        registry.withLock { $0.clients[client.rawValue]?.overlay ?? LocalOverlay() }
+    }
+
+    // MARK: Targets
+
     /// Registers a view; call under the commit lock, with the view built from the current
-    /// state, after handing its initial snapshot to `sink`.
-    func register(_ view: QueryView, sink: @escaping @Sendable (ViewSnapshot) -> Void) -> ListenTargetID {
+    /// state (with `client`'s overlay applied), after handing its initial snapshot to `sink`.
+    func register(_ view: QueryView, client: ListenClientID? = nil, sink: @escaping @Sendable (ViewSnapshot) -> Void) -> ListenTargetID {
         registry.withLock { r in
             let id = r.nextID
             r.nextID += 1
             let route = TargetRouting.route(for: view)
-            r.targets[id] = Target(view: view, route: route, sink: sink)
+            let owner = client.flatMap { r.clients[$0.rawValue] != nil ? $0.rawValue : nil }
+            r.targets[id] = Target(view: view, route: route, sink: sink, client: owner)
+            if let owner { r.clients[owner]!.targets.insert(id) }
             r.routing.add(id, route)
             targetCount.wrappingAdd(1, ordering: .releasing)
             return ListenTargetID(rawValue: id)
@@ -47,6 +85,7 @@ final class ListenerHub: Sendable {
         registry.withLock { r in
             guard let target = r.targets.removeValue(forKey: id.rawValue) else { return }
             r.routing.remove(id.rawValue, target.route)
+            if let owner = target.client { r.clients[owner]?.targets.remove(id.rawValue) }
             targetCount.wrappingSubtract(1, ordering: .releasing)
         }
     }
@@ -68,26 +107,135 @@ final class ListenerHub: Sendable {
         }
     }
 
+    // MARK: Publishing
+
     /// Routes a commit's changes to the targets they can affect, updates those views and
     /// hands each changed view's snapshot to its sink. Call under the commit lock.
-    func publish(_ changes: ChangeSet) {
+    /// `acknowledging`: the commit is that client's local batch, which leaves its overlay
+    /// now; its documents are published to the client's targets even when the commit left
+    /// them unchanged (they stop showing a pending write).
+    func publish(_ changes: ChangeSet, acknowledging ack: (client: ListenClientID, batch: LocalBatchID)? = nil) {
         registry.withLock { r in
+            var before: [Int: LocalOverlay] = [:]
+            var extra: [ChangeSet.Entry] = []
+            if let ack, var client = r.clients[ack.client.rawValue] {
+                before[ack.client.rawValue] = client.overlay
+                if let batch = client.overlay.remove(ack.batch.rawValue) {
+                    let committed = Set(changes.entries.map(\.key))
+                    for key in batch.keys where !committed.contains(key) {
+                        let doc = changes.state.documents[key]?.document
+                        extra.append(ChangeSet.Entry(key: key, before: doc, after: doc))
+                    }
+                }
+                r.clients[ack.client.rawValue] = client
+            }
             var routed: [Int: [ChangeSet.Entry]] = [:]
             var order: [Int] = []
-            for entry in changes.entries {
+            func route(_ entry: ChangeSet.Entry, onlyTo client: Int?) {
                 var visited: Set<Int> = []
                 r.routing.forEachCandidate(of: entry) { id in
                     guard visited.insert(id).inserted else { return }
+                    if let client, r.targets[id]?.client != client { return }
                     if routed[id] == nil { order.append(id) }
                     routed[id, default: []].append(entry)
                 }
             }
-            for id in order {
-                guard let entries = routed[id],
-                      let snapshot = r.targets[id]?.view.apply(entries, commitTime: changes.commitTime, state: changes.state)
-                else { continue }
-                r.targets[id]!.sink(snapshot)
+            for entry in changes.entries { route(entry, onlyTo: nil) }
+            for entry in extra { route(entry, onlyTo: ack?.client.rawValue) }
+            var overlays: [Int: (before: LocalOverlay, after: LocalOverlay)] = [:]
+            for (id, client) in r.clients where !client.overlay.isEmpty || before[id] != nil {
+                overlays[id] = (before[id] ?? client.overlay, client.overlay)
             }
+            Self.apply(routed, order: order, in: &r, commitTime: changes.commitTime, state: changes.state, overlays: overlays)
+        }
+    }
+
+    /// Applies a client's new local batch to its targets' views (the latency-compensated
+    /// snapshot). Call under the commit lock, with the database's current state.
+    func applyLocally(_ writes: [Write], client: ListenClientID, localWriteTime: Timestamp, state: DatabaseState) -> LocalBatchID {
+        registry.withLock { r in
+            let id = r.nextID
+            r.nextID += 1
+            guard var c = r.clients[client.rawValue] else { return LocalBatchID(rawValue: id) }
+            var keys: [DocumentKey] = []
+            var seen = Set<DocumentKey>()
+            for w in writes where seen.insert(w.key).inserted { keys.append(w.key) }
+            let before = c.overlay
+            c.overlay.append(LocalOverlay.Batch(id: id, writes: writes, localWriteTime: localWriteTime, keys: keys))
+            let after = c.overlay
+            r.clients[client.rawValue] = c
+            publishOverlayChange(keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
+            return LocalBatchID(rawValue: id)
+        }
+    }
+
+    /// Takes a client's local batch out of its overlay without a commit (the commit failed):
+    /// its targets' views return to what the database holds. Call under the commit lock.
+    func reject(_ batch: LocalBatchID, client: ListenClientID, state: DatabaseState) {
+        registry.withLock { r in
+            guard var c = r.clients[client.rawValue] else { return }
+            let before = c.overlay
+            guard let removed = c.overlay.remove(batch.rawValue) else { return }
+            let after = c.overlay
+            r.clients[client.rawValue] = c
+            publishOverlayChange(removed.keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
+        }
+    }
+
+    /// Publishes the documents `keys` as the client saw them under `before` and sees them
+    /// under `after`, to that client's targets.
+    private func publishOverlayChange(_ keys: [DocumentKey], client: Int, from before: LocalOverlay, to after: LocalOverlay,
+                                      in r: inout Registry, state: DatabaseState) {
+        guard let targets = r.clients[client]?.targets, !targets.isEmpty else { return }
+        var routed: [Int: [ChangeSet.Entry]] = [:]
+        var order: [Int] = []
+        for key in keys {
+            let doc = state.documents[key]?.document
+            let entry = ChangeSet.Entry(key: key, before: doc, after: doc)
+            var visited: Set<Int> = []
+            r.routing.forEachCandidate(of: entry) { id in
+                guard targets.contains(id), visited.insert(id).inserted else { return }
+                if routed[id] == nil { order.append(id) }
+                routed[id, default: []].append(entry)
+            }
+        }
+        Self.apply(routed, order: order, in: &r, commitTime: state.readTime, state: state, overlays: [client: (before, after)])
+    }
+
+    /// Applies routed entries to their targets' views and hands each changed view's
+    /// snapshot to its sink. For a target of a client with local batches, `overlays` holds
+    /// the client's overlay before and after this step: each entry's documents are shown
+    /// through it, views that re-run their query read the state with it applied, and the
+    /// snapshot names the documents that carry pending writes.
+    private static func apply(_ routed: [Int: [ChangeSet.Entry]], order: [Int], in r: inout Registry,
+                              commitTime: Timestamp, state: DatabaseState,
+                              overlays: [Int: (before: LocalOverlay, after: LocalOverlay)]) {
+        var localStates: [Int: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)] = [:]
+        for id in order {
+            guard let entries = routed[id], let target = r.targets[id] else { continue }
+            guard let client = target.client else {
+                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { target.sink(snapshot) }
+                continue
+            }
+            guard let (before, after) = overlays[client] else {
+                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { target.sink(snapshot) }
+                continue
+            }
+            let local: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)
+            if let known = localStates[client] {
+                local = known
+            } else {
+                local = (before, after, after.applied(to: state))
+                localStates[client] = local
+            }
+            let shown = entries.map { e in
+                ChangeSet.Entry(key: e.key, before: local.before.document(e.key, over: e.before),
+                                after: local.after.document(e.key, over: e.after))
+            }
+            guard var snapshot = r.targets[id]!.view.apply(shown, commitTime: commitTime, state: local.state) else { continue }
+            let view = r.targets[id]!.view
+            snapshot.mutatedKeys = local.after.paths.filter { view.contains($0) }
+            target.sink(snapshot)
         }
     }
 }

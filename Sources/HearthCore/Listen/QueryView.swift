@@ -54,6 +54,9 @@ struct QueryView: Sendable {
         return q.query.offset == 0 && q.query.findNearest == nil
     }
 
+    /// Whether the view holds the document at `path`.
+    func contains(_ path: ResourcePath) -> Bool { members[path] != nil }
+
     /// The first snapshot: every document added.
     func initialSnapshot(readTime: Timestamp) -> ViewSnapshot {
         ViewSnapshot(readTime: readTime, isInitial: true, documents: list, previous: RankedDocumentList(),

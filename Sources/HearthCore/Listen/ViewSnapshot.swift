@@ -38,6 +38,9 @@ public struct ViewSnapshot: Sendable {
     /// Set for later snapshots; an initial one derives its changes from `documents` on
     /// demand (a large first result should not pay for a second array nobody reads).
     private let incremental: [ViewChange]
+    /// The documents of the result that show a client's writes not yet committed (its
+    /// pending local batches, `Database.applyLocally`); empty for targets of no client.
+    public internal(set) var mutatedKeys: Set<ResourcePath> = []
 
     /// The net changes, grouped as the SDK orders them: removed, then added, then
     /// modified; within each group in view order (removed ones by their old position).

@@ -113,6 +113,9 @@ extension Database {
 
     public var indexMode: IndexMode { withIndexing { $0.mode } }
 
+    /// The declared indexes and field overrides (`firestore.indexes.json`).
+    public var indexConfiguration: IndexConfiguration { withIndexing { $0.configuration } }
+
     // MARK: Internals
 
     /// The documents, the read time they reflect and the state they were read from.

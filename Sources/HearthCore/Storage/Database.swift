@@ -13,6 +13,8 @@ public final class Database: Sendable {
     /// How long past versions stay readable, in seconds (production: one hour; 0 keeps
     /// only the current versions).
     public let versionRetention: Double
+    /// The memory the past versions may take (shared with the other databases given it).
+    public let historyBudget: VersionHistoryBudget
 
     private struct Core: Sendable {
         var state: DatabaseState
@@ -21,6 +23,8 @@ public final class Database: Sendable {
         /// Deletions in commit order, to drop tombstones once no retained read time sees them.
         var tombstones: [(time: Timestamp, key: DocumentKey)] = []
         var tombstoneHead = 0
+        /// Past versions in the order they were superseded, for dropping the oldest.
+        var history = VersionHistoryLog()
         var indexing: IndexingState
     }
 
@@ -42,21 +46,31 @@ public final class Database: Sendable {
     ///   - indexes: the declared indexes (`firestore.indexes.json`).
     ///   - indexMode: what a query that production would reject for a missing composite
     ///     index does (default: `.enforce` when indexes are declared, else `.warn`).
+    ///   - historyBudget: the memory past versions may take (default: a budget of this
+    ///     database's own, `VersionHistoryBudget.defaultLimit`).
     public init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600,
+                historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
                 indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
         self.id = id
         self.clock = clock
         self.versionRetention = versionRetention
+        self.historyBudget = historyBudget
         let start = Timestamp(seconds: Timestamp.minSeconds, nanos: 0)
         let indexing = IndexingState(configuration: indexes ?? IndexConfiguration(), mode: indexMode ?? (indexes == nil ? .warn : .enforce))
         core = Mutex(Core(state: DatabaseState(database: id, readTime: start), lastCommit: start, indexing: indexing))
     }
 
-    private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState) {
+    private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, historyBudget: VersionHistoryBudget,
+                 state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState) {
         self.id = id
         self.clock = clock
         self.versionRetention = versionRetention
+        self.historyBudget = historyBudget
         core = Mutex(Core(state: state, lastCommit: lastCommit, indexing: indexing))
+    }
+
+    deinit {
+        core.withLock { $0.history.release(historyBudget) }
     }
 
     /// The current version, for lock-free reads.
@@ -74,14 +88,20 @@ public final class Database: Sendable {
     }
 
     /// The state to read at `readTime`: the current state, checked to still retain it.
+    /// Older than the retention window, or than the versions the history budget left, is
+    /// production's answer to a read time past its retention: FAILED_PRECONDITION.
     public func state(readTime: Timestamp) throws(FirestoreError) -> DatabaseState {
-        let (s, lastCommit) = core.withLock { ($0.state, $0.lastCommit) }
+        let (s, lastCommit, floor) = core.withLock { ($0.state, $0.lastCommit, $0.history.floor) }
         // History is pruned relative to commit times, which run ahead of a clock that went
         // backwards; measure the horizon from the later of the two so no pruned time passes.
         let horizon = Self.horizon(from: max(clock.now(), lastCommit), retention: versionRetention)
         if readTime < horizon {
             throw FirestoreError(.failedPrecondition,
-                "The requested read time \(readTime.rfc3339) is older than the oldest retained version; versions are kept for \(Int(versionRetention)) seconds.")
+                "The requested snapshot version is too old. The read time \(readTime.rfc3339) is older than the oldest retained version; versions are kept for \(Int(versionRetention)) seconds.")
+        }
+        if readTime < floor {
+            throw FirestoreError(.failedPrecondition,
+                "The requested snapshot version is too old. The read time \(readTime.rfc3339) is older than the oldest retained version (\(floor.rfc3339)); past versions are kept within \(historyBudget.limit >> 20) MiB.")
         }
         return s
     }
@@ -98,9 +118,13 @@ public final class Database: Sendable {
     /// Applies `writes` atomically with one commit time, or none of them. With a
     /// transaction, first validates that nothing it read has changed (ABORTED otherwise);
     /// with `authorize`, lets it refuse the commit once the final documents are known.
+    /// `acknowledging`: these writes are that client's pending local batch
+    /// (`applyLocally`), which leaves its overlay as the commit is published (on failure the
+    /// caller rejects it with `rejectLocalBatch`).
     @discardableResult
     public func commit(_ writes: [Write], transaction: TransactionID? = nil,
-                       authorize: CommitAuthorizer? = nil) throws(FirestoreError) -> CommitResult {
+                       authorize: CommitAuthorizer? = nil,
+                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil) throws(FirestoreError) -> CommitResult {
         for w in writes { try w.validate(database: id) }
         let now = clock.now().truncatedToMicroseconds
         return try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
@@ -116,15 +140,16 @@ public final class Database: Sendable {
             }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             // Changes are only collected while someone listens.
-            var changed: [ChangeSet.Entry]? = hub.isActive ? [] : nil
+            var changed: [ChangeSet.Entry]? = hub.isActive || acknowledging != nil ? [] : nil
             let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
-                                        horizon: Self.horizon(from: commitTime, retention: versionRetention),
+                                        keepsHistory: versionRetention > 0, history: &core.history, budget: historyBudget,
                                         tombstones: &core.tombstones, changed: &changed, authorize: authorize)
             core.lastCommit = commitTime
             core.state.readTime = commitTime
+            core.history.trim(&core.state, horizon: Self.horizon(from: commitTime, retention: versionRetention), budget: historyBudget)
             purgeTombstones(&core, now: commitTime)
-            if let changed, !changed.isEmpty {
-                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state))
+            if let changed, !changed.isEmpty || acknowledging != nil {
+                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging)
             }
             return result
         }
@@ -154,7 +179,8 @@ public final class Database: Sendable {
     /// The write pipeline inside the commit lock: apply in order against a working set,
     /// check limits on the final documents, then install new versions.
     private static func apply(_ writes: [Write], to state: inout DatabaseState, commitTime: Timestamp,
-                              database: DatabaseID, horizon: Timestamp,
+                              database: DatabaseID, keepsHistory: Bool,
+                              history: inout VersionHistoryLog, budget: VersionHistoryBudget,
                               tombstones: inout [(time: Timestamp, key: DocumentKey)],
                               changed: inout [ChangeSet.Entry]?,
                               authorize: CommitAuthorizer?) throws(FirestoreError) -> CommitResult
@@ -222,8 +248,13 @@ public final class Database: Sendable {
         for i in touched.indices where !touched[i].unchanged {
             let original = touched[i].original, current = touched[i].current
             original?.markReplaced()
-            // A version current from the horizon on hides every older one from every read.
-            let older = commitTime <= horizon ? nil : touched[i].head?.pruned(before: horizon)
+            // The replaced version stays readable at earlier read times until the history log
+            // drops it (the retention window and the budget).
+            var older: DocumentVersion? = nil
+            if keepsHistory, let head = touched[i].head {
+                older = head
+                history.superseded(head, of: touched[i].key, at: commitTime, budget: budget)
+            }
             let version = DocumentVersion(document: current, since: commitTime, older: older, fieldsSize: touched[i].fieldsSize)
             if let position = touched[i].position, !reshaped {
                 state.documents.replaceValue(at: position, with: version)
@@ -250,7 +281,7 @@ public final class Database: Sendable {
     }
 
     private func purgeTombstones(_ core: inout Core, now: Timestamp) {
-        let horizon = Self.horizon(from: now, retention: versionRetention)
+        let horizon = max(Self.horizon(from: now, retention: versionRetention), core.history.floor)
         while core.tombstoneHead < core.tombstones.count, core.tombstones[core.tombstoneHead].time < horizon {
             let (time, key) = core.tombstones[core.tombstoneHead]
             core.tombstoneHead += 1
@@ -294,6 +325,9 @@ public final class Database: Sendable {
             core.state = restored
             core.lastCommit = commitTime
             core.transactions.removeAll()
+            // The log's versions belong to the chains just replaced; the restored chains'
+            // own past versions are the snapshot's (it holds them whatever happens here).
+            core.history.release(historyBudget)
             if hub.isActive {
                 let entries = restored.changes(since: before).map {
                     ChangeSet.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after)
@@ -307,7 +341,8 @@ public final class Database: Sendable {
     /// O(1) independent copy: same documents now, its own future.
     public func fork(as newID: DatabaseID? = nil) -> Database {
         let (state, last, indexing) = core.withLock { ($0.state, $0.lastCommit, $0.indexing) }
-        return Database(id: newID ?? id, clock: clock, versionRetention: versionRetention, state: state, lastCommit: last, indexing: indexing)
+        return Database(id: newID ?? id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
+                        state: state, lastCommit: last, indexing: indexing)
     }
 
     // MARK: Indexes
@@ -328,6 +363,11 @@ public final class Database: Sendable {
     /// ChangeSet). `body` may add indexes to the state.
     func withCommitLock<T>(_ body: (inout DatabaseState) throws(FirestoreError) -> T) throws(FirestoreError) -> T {
         try core.withLock { (core: inout Core) throws(FirestoreError) -> T in try body(&core.state) }
+    }
+
+    /// `withCommitLock` for a body that cannot fail.
+    func underCommitLock<T>(_ body: (inout DatabaseState) -> T) -> T {
+        core.withLock { body(&$0.state) }
     }
 
     /// Reads or updates the index settings under the lock.

@@ -1,20 +1,23 @@
 import Synchronization
 
 /// Every database of a running emulator or embedded process, keyed by project id and
-/// database id, created on first use with a shared clock.
+/// database id, created on first use with a shared clock and one memory budget for their
+/// past versions.
 public final class DatabaseRegistry: Sendable {
     public let clock: any HearthClock
+    public let historyBudget: VersionHistoryBudget
     private let databases = Mutex<[DatabaseID: Database]>([:])
 
-    public init(clock: any HearthClock = SystemClock()) {
+    public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget()) {
         self.clock = clock
+        self.historyBudget = historyBudget
     }
 
     /// The database with this id, created empty if it does not exist yet.
     public func database(_ id: DatabaseID) -> Database {
         databases.withLock { dbs in
             if let db = dbs[id] { return db }
-            let db = Database(id: id, clock: clock)
+            let db = Database(id: id, clock: clock, historyBudget: historyBudget)
             dbs[id] = db
             return db
         }

@@ -81,6 +81,11 @@ public struct DocumentKey: Sendable, Hashable, Comparable, CustomStringConvertib
         return DocumentKey(path: collection, encoded: bytes, prefixLength: bytes.count)
     }
 
+    /// A bound key made of raw encoded bytes, for seeking (it names no document).
+    static func bound(_ bytes: [UInt8]) -> DocumentKey {
+        DocumentKey(path: .root, encoded: bytes, prefixLength: bytes.count)
+    }
+
     /// Whether this key's bytes begin with `other`'s (a collection's `start(of:)` key
     /// prefixes exactly the keys of its documents).
     func hasPrefix(_ other: DocumentKey) -> Bool { encoded.hasPrefix(other.encoded) }

@@ -8,10 +8,6 @@ public final class DocumentVersion: Sendable {
     /// The commit time from which this version is current.
     public let since: Timestamp
     public let older: DocumentVersion?
-    /// `since` of the second-oldest version in the chain (`nil` for a one-version chain):
-    /// once the retention horizon passes it, the oldest version can be dropped. Kept so
-    /// deciding whether to prune costs O(1).
-    let pruneAfter: Timestamp?
     /// Σ sizes of the document's fields (semantics §15; 0 when missing), kept so a commit
     /// that changes a few fields checks the size limit without measuring the rest again.
     let fieldsSize: Int
@@ -22,7 +18,6 @@ public final class DocumentVersion: Sendable {
         self.since = since
         self.fieldsSize = fieldsSize ?? document.map { DocumentLimits.fieldsSize($0.fields) } ?? 0
         self.older = older
-        if let older { pruneAfter = older.older == nil ? since : older.pruneAfter } else { pruneAfter = nil }
     }
 
     /// The version current at `time`, or nil when the document had no recorded state then
@@ -36,11 +31,11 @@ public final class DocumentVersion: Sendable {
         return nil
     }
 
-    /// The chain without versions that no read at or after `horizon` can see.
+    /// The chain without versions that no read at or after `horizon` can see: the versions
+    /// down to the first one current at the horizon, which becomes the tail. Returns `self`
+    /// when nothing is dropped; otherwise the kept versions are new nodes (the old ones stay
+    /// as they are for whoever still reads them), so the cost is the number kept.
     func pruned(before horizon: Timestamp) -> DocumentVersion {
-        guard let pruneAfter, pruneAfter <= horizon else { return self }
-        // Collect the versions down to the first one current at the horizon; it is kept as
-        // the new tail.
         var kept: [DocumentVersion] = []
         var v: DocumentVersion? = self
         while let current = v {
@@ -48,6 +43,7 @@ public final class DocumentVersion: Sendable {
             if current.since <= horizon { break }
             v = current.older
         }
+        guard kept[kept.count - 1].older != nil else { return self }
         var chain: DocumentVersion? = nil
         for node in kept.reversed() {
             chain = DocumentVersion(document: node.document, since: node.since, older: chain, fieldsSize: node.fieldsSize)

@@ -239,19 +239,5 @@ struct Checker {
 
 /// Calls `body` on each direct sub-expression.
 func forEachChild(_ e: Expr, _ body: (Expr) -> Void) {
-    switch e.kind {
-    case .null, .bool, .int, .float, .string, .bytes, .identifier: break
-    case .list(let items): items.forEach(body)
-    case .map(let entries): for (k, v) in entries { body(k); body(v) }
-    case .member(let r, _): body(r)
-    case .index(let a, let b): body(a); body(b)
-    case .slice(let a, let b, let c): body(a); body(b); body(c)
-    case .call(_, let args): args.forEach(body)
-    case .method(let r, _, let args): body(r); args.forEach(body)
-    case .unary(_, let a): body(a)
-    case .binary(_, let a, let b), .and(let a, let b), .or(let a, let b): body(a); body(b)
-    case .ternary(let a, let b, let c): body(a); body(b); body(c)
-    case .isType(let a, _): body(a)
-    case .path(let parts): for p in parts { if case .interpolation(let x) = p { body(x) } }
-    }
+    Expr.forEachChild(e.kind) { child, _ in body(child) }
 }

@@ -5,8 +5,12 @@ import HearthCore
 /// query or listing is proved as a `list` from its constraints (rules are not filters), and
 /// a commit is authorized write by write inside `Database.commit(_:transaction:authorize:)`,
 /// with `getAfter()` seeing the commit's result. A denial throws PERMISSION_DENIED with the
-/// decision's message; with `coverage`, every evaluation is counted.
+/// decision's message; with `coverage`, every evaluation is counted. `observe`, when given,
+/// sees every decision, allowed or not (the emulator's request log shows them).
 public struct RulesChecks: Sendable {
+    /// Sees each decision as it is reached.
+    public typealias Observer = @Sendable (RulesDecision) -> Void
+
     public let program: RulesProgram
     /// nil: signed out.
     public let auth: RulesAuth?
@@ -22,28 +26,33 @@ public struct RulesChecks: Sendable {
 
     /// `allow get` for the document at `path`, with `state` (as of `readTime`, if given) as
     /// the data the rules see.
-    public func checkGet(_ path: ResourcePath, in state: DatabaseState, readTime: Timestamp? = nil, time: Timestamp) throws(FirestoreError) {
+    public func checkGet(_ path: ResourcePath, in state: DatabaseState, readTime: Timestamp? = nil, time: Timestamp,
+                         observe: Observer? = nil) throws(FirestoreError) {
         let decision = program.evaluate(
             RulesRequest(method: .get, path: path, database: database.database, auth: auth, time: time),
             data: DatabaseStateDataSource(state: state, readTime: readTime), coverage: coverage)
+        observe?(decision)
         if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
     }
 
     /// `allow list` for a query (also an aggregation's query, or a listing).
-    public func checkQuery(_ query: StructuredQuery, in state: DatabaseState, time: Timestamp) throws(FirestoreError) {
+    public func checkQuery(_ query: StructuredQuery, in state: DatabaseState, time: Timestamp,
+                           observe: Observer? = nil) throws(FirestoreError) {
         let decision = program.allowsQuery(query, database: database.database, auth: auth, time: time,
                                            data: DatabaseStateDataSource(state: state), coverage: coverage)
+        observe?(decision)
         if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }
     }
 
     /// Create / update / delete rules for every written document of a commit (verify-only
     /// writes are left out by the engine); one denial refuses the whole commit.
-    public func commitAuthorizer() -> Database.CommitAuthorizer {
+    public func commitAuthorizer(observe: Observer? = nil) -> Database.CommitAuthorizer {
         let checks = self
         return { (before: DatabaseState, time: Timestamp, after: [(path: ResourcePath, document: Document?)]) throws(FirestoreError) in
             let writes = after.map { RulesWrite(path: $0.path, newData: $0.document?.fields) }
             let decision = checks.program.evaluateBatch(writes, database: checks.database.database, auth: checks.auth, time: time,
                                                         data: DatabaseStateDataSource(state: before), coverage: checks.coverage)
+            if let observe { for d in decision.decisions { observe(d) } }
             if let denial = decision.firstDenial { throw FirestoreError(.permissionDenied, denial.denialMessage) }
         }
     }

@@ -35,6 +35,11 @@ final class EvaluationContext {
     var accessCount = 0
     static let accessLimit = 10
     var debugOutput: [String] = []
+    /// Expressions evaluated so far for this request, across its `allow` statements.
+    var evaluations = 0
+    /// Production's budget (observed: a request may evaluate 1,000 expressions; the next
+    /// one fails its `allow` with `RulesError.tooManyEvaluations`).
+    static let maxEvaluations = 1_000
     let coverage: RulesCoverage?
     var callDepth = 0
     /// Set while proving a `list`: the symbolic `resource` of the current disjunct.

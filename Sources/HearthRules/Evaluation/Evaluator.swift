@@ -19,8 +19,9 @@ struct Evaluator {
 
     static let maxCallDepth = 20
 
-    /// Evaluates, recording coverage when enabled.
+    /// Evaluates, counting against the request's budget and recording coverage when enabled.
     func eval(_ e: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        try count(e)
         guard let coverage = context.coverage else { return try evaluate(e, &frame) }
         do {
             let v = try evaluate(e, &frame)
@@ -29,6 +30,80 @@ struct Evaluator {
         } catch {
             coverage.recordError(e.id)
             throw error
+        }
+    }
+
+    /// One more expression against the request's budget (production's 1,000).
+    private func count(_ e: Expr) throws(RulesError) {
+        context.evaluations += 1
+        guard context.evaluations <= EvaluationContext.maxEvaluations else {
+            context.coverage?.recordError(e.id)
+            throw .tooManyEvaluations
+        }
+    }
+
+    /// Subtrees up to this tall are evaluated by plain recursion; a taller `.name`, `[i]`,
+    /// `[i:j]` or `.f()` (a long receiver chain: nothing else gets this tall, see
+    /// `ExpressionLimits`) goes through `evaluateLongChain`, which loops.
+    static let recursionHeight: Int32 = 64
+
+    /// The receiver of a chain link (`a` in `a.b`, `a[i]`, `a[i:j]`, `a.f()`), nil otherwise.
+    private func receiver(_ e: Expr) -> Expr? {
+        switch e.kind {
+        case .member(let r, _), .index(let r, _), .slice(let r, _, _): return r
+        case .method(let r, _, _): if case .namespace? = program.names[r.id] { return nil } else { return r }
+        default: return nil
+        }
+    }
+
+    /// `top` (already counted) and the links below it down to a subtree short enough to
+    /// recurse into, applied innermost first in a loop. Each inner link counts on the way
+    /// down, as a recursive evaluation would (so the budget runs out at the same node), is
+    /// covered like any node, and fails with its receiver.
+    private func evaluateLongChain(_ top: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        var links = [top]
+        var base = receiver(top)!
+        while base.height > Self.recursionHeight, let r = receiver(base) {
+            try count(base)
+            links.append(base)
+            base = r
+        }
+        var value: Result<RulesValue, RulesError>
+        do { value = .success(try eval(base, &frame)) } catch { value = .failure(error) }
+        for link in links.reversed() {
+            // The top link's coverage is its caller's (`eval`).
+            let isTop = link === top
+            do {
+                let result = try apply(link, to: try value.get(), &frame)
+                if !isTop { context.coverage?.record(link.id, result) }
+                value = .success(result)
+            } catch {
+                if !isTop { context.coverage?.recordError(link.id) }
+                value = .failure(error)
+            }
+        }
+        return try value.get()
+    }
+
+    /// One link of a chain on its receiver's value.
+    private func apply(_ e: Expr, to receiver: RulesValue, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
+        switch e.kind {
+        case .member(_, let name):
+            return try Self.member(receiver, name)
+        case .index(_, let indexExpr):
+            let i = try eval(indexExpr, &frame)
+            return try Self.index(receiver, i)
+        case .slice(_, let a, let b):
+            let i = try eval(a, &frame)
+            let j = try eval(b, &frame)
+            return try Self.slice(receiver, i, j)
+        case .method(_, let name, let argExprs):
+            var args: [RulesValue] = []
+            args.reserveCapacity(argExprs.count)
+            for a in argExprs { args.append(try eval(a, &frame)) }
+            return try Builtins.callMethod(receiver, name, args)
+        default:
+            preconditionFailure("not a chain link")
         }
     }
 
@@ -60,16 +135,20 @@ struct Evaluator {
         case .identifier:
             return try lookup(e, &frame)
         case .member(let target, let name):
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
             if case .request? = program.names[target.id], context.coverage == nil {
+                try count(target)
                 return try context.requestField(name)
             }
             let v = try eval(target, &frame)
             return try Self.member(v, name)
         case .index(let target, let indexExpr):
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
             let v = try eval(target, &frame)
             let i = try eval(indexExpr, &frame)
             return try Self.index(v, i)
         case .slice(let target, let a, let b):
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
             let v = try eval(target, &frame)
             let i = try eval(a, &frame)
             let j = try eval(b, &frame)
@@ -82,6 +161,7 @@ struct Evaluator {
                 for a in argExprs { args.append(try eval(a, &frame)) }
                 return try Builtins.callNamespace(ns, name, args)
             }
+            if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
             let receiver = try eval(receiverExpr, &frame)
             var args: [RulesValue] = []
             args.reserveCapacity(argExprs.count)

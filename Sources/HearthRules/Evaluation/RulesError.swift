@@ -10,6 +10,8 @@ public struct RulesError: Error, Sendable, Equatable, CustomStringConvertible {
     static let nullValue = RulesError("Null value error.")
     static let divideByZero = RulesError("Divide by zero error.")
     static let overflow = RulesError("Integer overflow error.")
+    static let tooManyEvaluations = RulesError(
+        "Unable to evaluate the expression as the maximum of \(EvaluationContext.maxEvaluations) expressions to evaluate has been reached.")
 
     static func undefinedProperty(_ name: String) -> RulesError {
         RulesError("Property \(name) is undefined on object.")

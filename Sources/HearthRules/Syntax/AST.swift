@@ -8,12 +8,59 @@ public final class Expr: Sendable {
     /// Byte offset just past the expression's last token (for coverage spans).
     public let endOffset: Int
     public let kind: Kind
+    /// Where each pair of parentheses around this expression opens, outermost first.
+    /// Production counts a parenthesised group as one level of nesting (`ExpressionLimits`).
+    public let parentheses: [SourceLocation]
+    /// Nodes on the longest path from here down to a leaf, this one included: what every
+    /// recursive walk of the tree (and its release) costs in stack; bounded by the parser.
+    let height: Int32
+    /// Production's nesting below (and around) this node: parentheses and every child count
+    /// one level, except the receiver of `.name`, `[i]`, `[i:j]` and `.f()`, which sits at its
+    /// parent's level (`a.b.c` is not deep; `a + (b + c)` is).
+    let nesting: Int32
 
-    init(id: Int, location: SourceLocation, endOffset: Int, kind: Kind) {
+    init(id: Int, location: SourceLocation, endOffset: Int, kind: Kind, parentheses: [SourceLocation] = []) {
         self.id = id
         self.location = location
         self.endOffset = endOffset
         self.kind = kind
+        self.parentheses = parentheses
+        var height: Int32 = 0
+        var nesting: Int32 = 0
+        Self.forEachChild(kind) { child, isReceiver in
+            height = max(height, child.height)
+            nesting = max(nesting, child.nesting + (isReceiver ? 0 : 1))
+        }
+        self.height = height + 1
+        self.nesting = nesting + Int32(parentheses.count)
+    }
+
+    /// Where the expression's text starts: its outermost opening parenthesis, if any (a node
+    /// built on it, like `(a).b` or `(a) + b`, starts there too).
+    public var start: SourceLocation { parentheses.first ?? location }
+
+    /// The same expression inside one more pair of parentheses, opening at `location`.
+    func parenthesized(at location: SourceLocation) -> Expr {
+        Expr(id: id, location: self.location, endOffset: endOffset, kind: kind, parentheses: [location] + parentheses)
+    }
+
+    /// Calls `body` on each direct sub-expression, saying whether it is a receiver.
+    static func forEachChild(_ kind: Kind, _ body: (Expr, _ isReceiver: Bool) -> Void) {
+        switch kind {
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: break
+        case .list(let items): for i in items { body(i, false) }
+        case .map(let entries): for (k, v) in entries { body(k, false); body(v, false) }
+        case .member(let r, _): body(r, true)
+        case .index(let a, let b): body(a, true); body(b, false)
+        case .slice(let a, let b, let c): body(a, true); body(b, false); body(c, false)
+        case .call(_, let args): for a in args { body(a, false) }
+        case .method(let r, _, let args): body(r, true); for a in args { body(a, false) }
+        case .unary(_, let a): body(a, false)
+        case .binary(_, let a, let b), .and(let a, let b), .or(let a, let b): body(a, false); body(b, false)
+        case .ternary(let a, let b, let c): body(a, false); body(b, false); body(c, false)
+        case .isType(let a, _): body(a, false)
+        case .path(let parts): for p in parts { if case .interpolation(let x) = p { body(x, false) } }
+        }
     }
 
     public enum Kind: Sendable {

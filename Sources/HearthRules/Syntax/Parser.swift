@@ -14,7 +14,7 @@ struct Parser {
     private var version = 1
     /// Guards recursion so adversarial nesting cannot overflow the stack.
     private var depth = 0
-    private static let maxDepth = 200
+    private static let maxDepth = 1_000
     /// Errors recovered from so far (statement by statement).
     private var recovered: [SyntaxError] = []
 
@@ -89,7 +89,7 @@ struct Parser {
     }
 
     private mutating func enter() throws(SyntaxError) {
-        if depth >= Self.maxDepth { throw SyntaxError(location: current.location, message: "Expression nested too deeply.") }
+        if depth >= Self.maxDepth { throw SyntaxError(location: current.location, message: ExpressionLimits.message) }
         depth += 1
     }
 
@@ -220,7 +220,7 @@ struct Parser {
                 throw SyntaxError(location: current.location, message: "Missing 'if' before conditional expression.")
             }
             _ = advance()
-            condition = try parseExpression()
+            condition = try parseTopExpression()
         }
         _ = acceptSymbol(";")
         return AllowStatement(writtenMethods: written, methods: methods, condition: condition, location: location)
@@ -241,13 +241,13 @@ struct Parser {
             let letLoc = advance().location
             let n = try expectIdentifier("a variable name")
             _ = try expectSymbol("=")
-            let value = try parseExpression()
+            let value = try parseTopExpression()
             _ = try expectSymbol(";", "';' after the let binding")
             lets.append(LetBinding(name: n, value: value, location: letLoc))
         }
         guard current.isIdentifier("return") else { throw unexpected("'let' or 'return'") }
         _ = advance()
-        let body = try parseExpression()
+        let body = try parseTopExpression()
         _ = acceptSymbol(";")
         _ = try expectSymbol("}")
         return FunctionDeclaration(name: name, parameters: params, lets: lets, body: body, location: location)
@@ -255,10 +255,24 @@ struct Parser {
 
     // MARK: Expressions (precedence per rules-language.md §21.1)
 
-    private mutating func make(_ kind: Expr.Kind, _ location: SourceLocation) -> Expr {
+    /// A new node. Refuses one taller than `ExpressionLimits.maxHeight`, so no tree is ever
+    /// deeper than what the walks over it (and its release) can afford in stack.
+    private mutating func make(_ kind: Expr.Kind, _ location: SourceLocation) throws(SyntaxError) -> Expr {
         defer { nextID += 1 }
         let end = position > 0 ? tokens[position - 1].end : 0
-        return Expr(id: nextID, location: location, endOffset: end, kind: kind)
+        let e = Expr(id: nextID, location: location, endOffset: end, kind: kind)
+        if e.height > ExpressionLimits.maxHeight {
+            throw SyntaxError(location: current.location, message: ExpressionLimits.message)
+        }
+        return e
+    }
+
+    /// A whole expression (an `allow` condition, a `let` value, a function's result), with
+    /// production's nesting limit checked: each node too deep is reported, and parsing goes on.
+    private mutating func parseTopExpression() throws(SyntaxError) -> Expr {
+        let e = try parseExpression()
+        recovered += ExpressionLimits.tooDeep(e).map { SyntaxError(location: $0, message: ExpressionLimits.message) }
+        return e
     }
 
     mutating func parseExpression() throws(SyntaxError) -> Expr {
@@ -270,7 +284,7 @@ struct Parser {
         let a = try parseExpression()
         _ = try expectSymbol(":", "':' of the conditional expression")
         let b = try parseExpression()
-        return make(.ternary(condition, a, b), condition.location)
+        return try make(.ternary(condition, a, b), condition.start)
     }
 
     private mutating func parseOr() throws(SyntaxError) -> Expr {
@@ -278,7 +292,7 @@ struct Parser {
         while current.isSymbol("||") {
             _ = advance()
             let right = try parseAnd()
-            left = make(.or(left, right), left.location)
+            left = try make(.or(left, right), left.start)
         }
         return left
     }
@@ -288,7 +302,7 @@ struct Parser {
         while current.isSymbol("&&") {
             _ = advance()
             let right = try parseIn()
-            left = make(.and(left, right), left.location)
+            left = try make(.and(left, right), left.start)
         }
         return left
     }
@@ -298,7 +312,7 @@ struct Parser {
         while current.isIdentifier("in") {
             _ = advance()
             let right = try parseIs()
-            left = make(.binary(.in, left, right), left.location)
+            left = try make(.binary(.in, left, right), left.start)
         }
         return left
     }
@@ -312,7 +326,7 @@ struct Parser {
             guard let type = TypeName(rawValue: name) else {
                 throw SyntaxError(location: loc, message: "Unknown type '\(name)'; expected one of \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
-            left = make(.isType(left, type), left.location)
+            left = try make(.isType(left, type), left.start)
         }
         return left
     }
@@ -324,7 +338,7 @@ struct Parser {
             if current.isSymbol("==") { op = .equal } else if current.isSymbol("!=") { op = .notEqual } else { return left }
             _ = advance()
             let right = try parseRelational()
-            left = make(.binary(op, left, right), left.location)
+            left = try make(.binary(op, left, right), left.start)
         }
     }
 
@@ -337,7 +351,7 @@ struct Parser {
             else { return left }
             _ = advance()
             let right = try parseAdditive()
-            left = make(.binary(op, left, right), left.location)
+            left = try make(.binary(op, left, right), left.start)
         }
     }
 
@@ -348,7 +362,7 @@ struct Parser {
             if current.isSymbol("+") { op = .add } else if current.isSymbol("-") { op = .subtract } else { break }
             _ = advance()
             let right = try parseMultiplicative()
-            left = make(.binary(op, left, right), left.location)
+            left = try make(.binary(op, left, right), left.start)
         }
         if current.isSymbol("++") || current.isSymbol("--") {
             throw SyntaxError(location: current.location, message: "Increment (++) and decrement (--) operators are not supported.")
@@ -364,7 +378,7 @@ struct Parser {
             else if current.isSymbol("%") { op = .remainder } else { break }
             _ = advance()
             let right = try parseUnary()
-            left = make(.binary(op, left, right), left.location)
+            left = try make(.binary(op, left, right), left.start)
         }
         // `a /b`: production lexes `/b` as a path, so a division needs a space after '/'.
         if isPathSegmentToken(current) {
@@ -383,7 +397,7 @@ struct Parser {
         }
         if acceptSymbol("!") {
             let operand = try parseUnary()
-            return make(.unary(.not, operand), loc)
+            return try make(.unary(.not, operand), loc)
         }
         if acceptSymbol("-") {
             // Production rejects a negation of a negation written without parentheses.
@@ -391,10 +405,10 @@ struct Parser {
             // Fold `-literal` so Int64.min is expressible.
             if case .int(let v) = current.kind, !isPostfixFollowing(1) {
                 _ = advance()
-                return make(.int(v == .min ? .min : -v), loc)
+                return try make(.int(v == .min ? .min : -v), loc)
             }
             let operand = try parseUnary()
-            return make(.unary(.negate, operand), loc)
+            return try make(.unary(.negate, operand), loc)
         }
         return try parsePostfix()
     }
@@ -421,19 +435,19 @@ struct Parser {
                 let name = try expectIdentifier("a field or method name")
                 if acceptSymbol("(") {
                     let args = try parseArguments()
-                    expr = make(.method(expr, name, args), expr.location)
+                    expr = try make(.method(expr, name, args), expr.start)
                 } else {
-                    expr = make(.member(expr, name), expr.location)
+                    expr = try make(.member(expr, name), expr.start)
                 }
             } else if acceptSymbol("[") {
                 let index = try parseExpression()
                 if acceptSymbol(":") {
                     let end = try parseExpression()
                     _ = try expectSymbol("]")
-                    expr = make(.slice(expr, index, end), expr.location)
+                    expr = try make(.slice(expr, index, end), expr.start)
                 } else {
                     _ = try expectSymbol("]", "']' or ':'")
-                    expr = make(.index(expr, index), expr.location)
+                    expr = try make(.index(expr, index), expr.start)
                 }
             } else {
                 return expr
@@ -450,36 +464,36 @@ struct Parser {
         case .int(let v):
             if v == .min { throw SyntaxError(location: loc, message: "Integer literal out of range: 9223372036854775808.") }
             _ = advance()
-            return make(.int(v), loc)
+            return try make(.int(v), loc)
         case .float(let d):
             _ = advance()
-            return make(.float(d), loc)
+            return try make(.float(d), loc)
         case .string(let s):
             _ = advance()
-            return make(.string(s), loc)
+            return try make(.string(s), loc)
         case .bytes(let b):
             _ = advance()
-            return make(.bytes(b), loc)
+            return try make(.bytes(b), loc)
         case .identifier(let name):
             switch name {
-            case "true": _ = advance(); return make(.bool(true), loc)
-            case "false": _ = advance(); return make(.bool(false), loc)
-            case "null": _ = advance(); return make(.null, loc)
+            case "true": _ = advance(); return try make(.bool(true), loc)
+            case "false": _ = advance(); return try make(.bool(false), loc)
+            case "null": _ = advance(); return try make(.null, loc)
             default: break
             }
             if Self.reserved.contains(name) { throw unexpected("an expression") }
             _ = advance()
             if acceptSymbol("(") {
                 let args = try parseArguments()
-                return make(.call(name, args), loc)
+                return try make(.call(name, args), loc)
             }
-            return make(.identifier(name), loc)
+            return try make(.identifier(name), loc)
         case .symbol(let s):
             if s == "(" {
                 _ = advance()
                 let inner = try parseExpression()
                 _ = try expectSymbol(")")
-                return inner
+                return inner.parenthesized(at: loc)
             }
             if s == "[" {
                 _ = advance()
@@ -491,7 +505,7 @@ struct Parser {
                     } while acceptSymbol(",")
                 }
                 _ = try expectSymbol("]", "',' or ']'")
-                return make(.list(items), loc)
+                return try make(.list(items), loc)
             }
             if s == "{" {
                 _ = advance()
@@ -506,7 +520,7 @@ struct Parser {
                     } while acceptSymbol(",")
                 }
                 _ = try expectSymbol("}", "',' or '}'")
-                return make(.map(entries), loc)
+                return try make(.map(entries), loc)
             }
             if isPathSegmentToken(t) || (s == "/" && (peek().isSymbol("$(") || peek().isSymbol("{"))) {
                 return try parsePathLiteral()
@@ -548,6 +562,6 @@ struct Parser {
             }
             first = false
         }
-        return make(.path(parts), loc)
+        return try make(.path(parts), loc)
     }
 }

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthGRPC
 
 /// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
 /// the same `DocumentService` as the REST front end (rules, transactions, paging, admin
@@ -9,7 +10,24 @@ struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
 
+    /// The method's handler, recording each call in the request log while it is observed.
     func handler(for method: String) -> GRPCHandler? {
+        guard let rpc = rpc(for: method) else { return nil }
+        let log = state.requestLog
+        let path = "/\(name)/\(method)"
+        return { bytes, call throws(GRPCStatus) in
+            do throws(FirestoreError) {
+                try log.serve(.grpc, method: method, path: path, authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                    try rpc(bytes, FirestoreCall(call))
+                }
+            } catch { throw GRPCStatus(error) }
+        }
+    }
+
+    /// One Firestore RPC: decodes the request, answers through the call, throws its error.
+    typealias FirestoreRPC = @Sendable (_ request: [UInt8], _ call: FirestoreCall) throws(FirestoreError) -> Void
+
+    private func rpc(for method: String) -> FirestoreRPC? {
         let rpcs = FirestoreRPCs(state: state)
         switch method {
         case "GetDocument": return rpcs.getDocument
@@ -26,14 +44,15 @@ struct FirestoreGRPCService: GRPCService {
         case "RunQuery": return rpcs.runQuery
         case "RunAggregationQuery": return rpcs.runAggregationQuery
         case "PartitionQuery": return rpcs.partitionQuery
+        case "ExecutePipeline": return rpcs.executePipeline
         default: return nil
         }
     }
 
     func streamHandler(for method: String) -> GRPCStreamHandler? {
         switch method {
-        case "Listen": return { [state] call in ListenSession.start(state: state, call: call) }
-        case "Write": return { [state] call in WriteSession.start(state: state, call: call) }
+        case "Listen": return { [state] call in ListenSession.start(state: state, call: FirestoreCall(call)) }
+        case "Write": return { [state] call in WriteSession.start(state: state, call: FirestoreCall(call)) }
         default: return nil
         }
     }
@@ -44,14 +63,14 @@ struct FirestoreGRPCService: GRPCService {
 struct FirestoreRPCs: Sendable {
     let state: EmulatorState
 
-    private func service(_ database: DatabaseID, _ call: GRPCServerCall) throws(FirestoreError) -> DocumentService {
+    private func service(_ database: DatabaseID, _ call: FirestoreCall) throws(FirestoreError) -> DocumentService {
         let auth = try AuthContext.parse(call.request.value("authorization"))
         return try DocumentService(state: state, database: database, auth: auth)
     }
 
     // MARK: Single documents
 
-    func getDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func getDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeGet(bytes)
         let (database, path) = try ResourceNameFields.document(req.name, field: "name")
         var transaction: TransactionID?, readTime: Timestamp?
@@ -66,7 +85,7 @@ struct FirestoreRPCs: Sendable {
         try call.send(w.bytes)
     }
 
-    func createDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func createDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeCreate(bytes)
         let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
         guard !req.collectionID.isEmpty else { throw .invalidArgument("collection_id is required.") }
@@ -80,7 +99,7 @@ struct FirestoreRPCs: Sendable {
         try call.send(w.bytes)
     }
 
-    func updateDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func updateDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeUpdate(bytes)
         guard let document = req.document else { throw .invalidArgument("document is required.") }
         let (database, path) = try ResourceNameFields.document(document.name, field: "document.name")
@@ -90,7 +109,7 @@ struct FirestoreRPCs: Sendable {
         try call.send(w.bytes)
     }
 
-    func deleteDocument(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func deleteDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let (name, precondition) = try DocumentRequestMessages.decodeDelete(bytes)
         let (database, path) = try ResourceNameFields.document(name, field: "name")
         try service(database, call).delete(path, precondition: precondition)
@@ -99,7 +118,7 @@ struct FirestoreRPCs: Sendable {
 
     // MARK: Listing
 
-    func listDocuments(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func listDocuments(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeList(bytes)
         let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
         let collection: ResourcePath
@@ -123,7 +142,7 @@ struct FirestoreRPCs: Sendable {
         try call.send(DocumentRequestMessages.encodeListResponse(page, nextPageToken: next, database: database, mask: req.mask))
     }
 
-    func listCollectionIds(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func listCollectionIds(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeListCollectionIds(bytes)
         let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
         let (ids, next) = try service(database, call).listCollectionIds(parent: parent, pageSize: Int(req.pageSize),
@@ -133,7 +152,7 @@ struct FirestoreRPCs: Sendable {
 
     // MARK: Batches and transactions
 
-    func batchGetDocuments(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func batchGetDocuments(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try ReadRequestMessages.decodeBatchGet(bytes)
         let database = try ResourceNameFields.database(req.database, field: "database")
         var paths: [ResourcePath] = []
@@ -156,27 +175,27 @@ struct FirestoreRPCs: Sendable {
         }
     }
 
-    func beginTransaction(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func beginTransaction(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try TransactionMessages.decodeBegin(bytes)
         let database = try ResourceNameFields.database(req.database, field: "database")
         let id = try service(database, call).begin(req.mode)
         try call.send(TransactionMessages.encodeBeginResponse(id))
     }
 
-    func commit(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func commit(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try TransactionMessages.decodeCommit(bytes)
         let result = try service(req.database, call).commit(req.writes, transaction: req.transaction)
         try call.send(TransactionMessages.encodeCommitResponse(result))
     }
 
-    func rollback(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func rollback(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let (name, transaction) = try TransactionMessages.decodeRollback(bytes)
         let database = try ResourceNameFields.database(name, field: "database")
         try service(database, call).rollback(transaction)
         try call.send([])
     }
 
-    func batchWrite(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func batchWrite(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let (database, writes) = try BatchWriteMessages.decodeRequest(bytes)
         let outcomes = try service(database, call).batchWrite(writes)
         try call.send(BatchWriteMessages.encodeResponse(outcomes))
@@ -187,7 +206,7 @@ struct FirestoreRPCs: Sendable {
     /// One response per document (each with the read time); none → one with only the read
     /// time; a new transaction's id rides on the first; `skipped_results` on the first
     /// after an offset.
-    func runQuery(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func runQuery(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try ReadRequestMessages.decodeQuery(bytes, aggregation: false)
         let (result, began) = try service(req.database, call).runQuery(req.query, consistency: req.consistency)
         var transaction = began
@@ -205,14 +224,14 @@ struct FirestoreRPCs: Sendable {
         }
     }
 
-    func runAggregationQuery(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func runAggregationQuery(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try ReadRequestMessages.decodeQuery(bytes, aggregation: true)
         let (result, began) = try service(req.database, call).runAggregation(req.query, aggregations: req.aggregations, consistency: req.consistency)
         try call.send(ReadRequestMessages.encodeAggregationResponse(result, aggregations: req.aggregations, transaction: began))
     }
 
     /// Zero partitions: an empty response (the whole query is one partition).
-    func partitionQuery(_ bytes: [UInt8], _ call: GRPCServerCall) throws(FirestoreError) {
+    func partitionQuery(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let (database, query, count) = try ReadRequestMessages.decodePartition(bytes)
         try service(database, call).partitionQuery(query, partitionCount: count)
         try call.send([])

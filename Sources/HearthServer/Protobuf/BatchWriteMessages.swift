@@ -1,4 +1,5 @@
 import HearthCore
+import HearthGRPC
 
 /// BatchWriteRequest {database = 1, writes = 2, labels = 3} → BatchWriteResponse
 /// {write_results = 1, status = 2 (google.rpc.Status {code = 1, message = 2, details = 3})}:

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthGRPC
 
 /// The Listen stream's messages (firestore.proto, write.proto):
 /// ListenRequest {database = 1, add_target = 2 | remove_target = 3, labels = 4};

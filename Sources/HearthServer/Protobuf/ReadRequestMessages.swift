@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthGRPC
 
 /// The multi-document read RPCs' messages:
 /// BatchGetDocumentsRequest {database = 1, documents = 2, mask = 3, transaction = 4,

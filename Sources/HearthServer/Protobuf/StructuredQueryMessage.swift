@@ -1,4 +1,5 @@
 import HearthCore
+import HearthGRPC
 
 /// `google.firestore.v1.StructuredQuery` (all of query.proto) ⇄ `HearthCore.StructuredQuery`,
 /// plus `Cursor` and `StructuredAggregationQuery`.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthGRPC
 
 /// `google.firestore.v1.Value`, `MapValue` and `ArrayValue` ⇄ `HearthCore.Value`.
 ///

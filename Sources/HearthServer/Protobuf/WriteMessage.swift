@@ -1,4 +1,5 @@
 import HearthCore
+import HearthGRPC
 
 /// `google.firestore.v1.Write` ⇄ `HearthCore.Write`, with `Precondition`, `DocumentMask`,
 /// `DocumentTransform` / `DocumentTransform.FieldTransform` and `WriteResult`.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTransport
 
 /// The Firestore REST v1 methods on `projects/{p}/databases/{d}/documents…`
 /// (wire-protocol §9.1). Each decodes its JSON request into core types, calls the shared
@@ -251,7 +252,7 @@ struct DocumentsAPI {
 
     // MARK: Helpers
 
-    private func ok(_ json: JSON) -> HTTPResponse { .json(200, json.bytes) }
+    func ok(_ json: JSON) -> HTTPResponse { .json(200, json.bytes) }
 
     private func decodeWrites(_ json: JSON?) throws(FirestoreError) -> [Write] {
         guard let json else { return [] }
@@ -265,7 +266,7 @@ struct DocumentsAPI {
     }
 
     /// The consistency selector oneof: `transaction`, `newTransaction` or `readTime`.
-    private func consistency(_ o: inout ProtoObject) throws(FirestoreError) -> DocumentService.Consistency {
+    func consistency(_ o: inout ProtoObject) throws(FirestoreError) -> DocumentService.Consistency {
         let t = o.take("transaction")
         let n = o.take("newTransaction")
         let r = o.take("readTime")

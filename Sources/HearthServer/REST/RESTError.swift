@@ -1,4 +1,5 @@
 import HearthCore
+import HearthTransport
 
 extension FirestoreError.Code {
     /// The HTTP status google/rpc/code.proto maps this code to (wire-protocol §9.4).

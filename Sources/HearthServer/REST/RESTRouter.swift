@@ -1,4 +1,5 @@
 import HearthCore
+import HearthTransport
 
 /// Routes `/v1/projects/{p}/databases/{d}/documents…` to the REST methods (wire-protocol
 /// §9.1, §14.12): the path is percent-decoded, an even number of segments after
@@ -70,6 +71,7 @@ struct RESTRouter {
         case "commit": return try api.commit(body: try Self.body(request))
         case "rollback": return try api.rollback(body: try Self.body(request))
         case "batchWrite": return try api.batchWrite(body: try Self.body(request))
+        case "executePipeline": return try api.executePipeline(body: try Self.body(request))
         case "listen", "write":
             throw FirestoreError(.unimplemented, "\(verb == "listen" ? "Listen" : "Write") is a bidirectional stream: it is only available over gRPC or WebChannel, not REST.")
         default:

@@ -1,11 +1,13 @@
 import HearthCore
 
 /// The response side of a Listen or Write stream, whatever carries it: a gRPC call over
-/// HTTP/2 (`GRPCServerCall`, protobuf messages) or a WebChannel session over HTTP/1.1
+/// HTTP/2 (`FirestoreCall`, protobuf messages) or a WebChannel session over HTTP/1.1
 /// (`WebChannelSession`, proto3 JSON messages). `ListenSession` and `WriteSession` speak
 /// only to this and to their codec, so both transports share one implementation of each
 /// protocol.
-protocol FirestoreStreamCall: AnyObject, Sendable {
+protocol FirestoreStreamCall: Sendable {
+    /// The front end, for the request log and the open-streams list.
+    var transport: RequestLogEntry.Transport { get }
     /// The `Authorization` header the stream was opened with, if any.
     var authorization: String? { get }
     /// Whether the stream has ended: finished, cancelled, expired, or its transport is gone.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTransport
 import Synchronization
 
 /// Serves `/google.firestore.v1.Firestore/{Listen,Write}/channel`: the WebChannel

@@ -1,5 +1,7 @@
 import Foundation
 import HearthCore
+import HearthGRPC
+import HearthTransport
 
 /// One WebChannel session (one SID): the transport of one Listen or Write stream for a
 /// browser. The stream itself is a `ListenSession` or `WriteSession` — the same code gRPC
@@ -29,6 +31,7 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     let id: String
     let kind: Kind
     let authorization: String?
+    var transport: RequestLogEntry.Transport { .webChannel }
 
     /// The stream behind this channel (set once, right after init).
     private(set) var inbound: (any GRPCInboundStream)?

@@ -1,4 +1,6 @@
+import Foundation
 import HearthCore
+import HearthTransport
 
 /// The bytes of WebChannel (closure library's protocol version 8), both ways.
 ///
@@ -97,7 +99,7 @@ enum WebChannelWire {
         var out: [String: String] = [:]
         for line in field.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            out[line[..<colon].trimmingWhitespace.lowercased()] = String(line[line.index(after: colon)...].trimmingWhitespace)
+            out[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return out
     }

@@ -1,10 +1,12 @@
 import Foundation
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// Every Firestore RPC over loopback gRPC (HTTP/2 + HPACK + framing + protobuf) against
-/// `EmulatorServer` with `HTTP2Server(state:)`, checking decoded answers and statuses.
+/// `EmulatorServer`, checking decoded answers and statuses.
 @Suite struct FirestoreRPCTests {
     static let db = DatabaseID(project: "grpc-test")
     static let root = "projects/grpc-test/databases/(default)/documents"
@@ -14,9 +16,8 @@ import Testing
     /// A server with the gRPC front end and a connected client.
     func withClient(_ body: (GRPCTestClient, EmulatorState) throws -> Void) throws {
         let state = EmulatorState()
-        let h2 = HTTP2Server(state: state)
-        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state, http2: h2)
-        defer { server.stop(); h2.stop() }
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state)
+        defer { server.stop() }
         try body(try GRPCTestClient(port: server.port), state)
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// The gRPC Listen stream over loopback (wire-protocol §6): the initial sequence of a
 /// query and of a document target, changes after commits, remove_target, resume tokens,
@@ -77,9 +79,8 @@ import Testing
     /// A server with the gRPC front end and a client for unary calls.
     func withServer(_ body: (Int, GRPCTestClient, EmulatorState) throws -> Void) throws {
         let state = EmulatorState()
-        let h2 = HTTP2Server(state: state)
-        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state, http2: h2)
-        defer { server.stop(); h2.stop() }
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state)
+        defer { server.stop() }
         try body(server.port, try GRPCTestClient(port: server.port), state)
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// The gRPC Write stream over loopback (wire-protocol §7): the handshake, atomic batches
 /// answered with tokens, one WriteResult per write and the commit time, the empty teardown
@@ -40,9 +42,8 @@ import Testing
 
     func withServer(_ body: (Int, EmulatorState) throws -> Void) throws {
         let state = EmulatorState()
-        let h2 = HTTP2Server(state: state)
-        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state, http2: h2)
-        defer { server.stop(); h2.stop() }
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state)
+        defer { server.stop() }
         try body(server.port, state)
     }
 

@@ -1,6 +1,8 @@
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// Random and mutated bytes fed to every decoder: they must never trap, and every
 /// failure must be INVALID_ARGUMENT.

@@ -1,7 +1,9 @@
 import Foundation
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// Every mapped message round-trips: core type → bytes → core type gives the same value,
 /// and the decoders apply the same rules as the REST mapping.

@@ -1,7 +1,9 @@
 import Foundation
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 @Suite struct ProtoJSONTests {
     private func value(_ text: String) throws -> Value {

@@ -1,7 +1,9 @@
 import Foundation
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// Every REST method over loopback HTTP, with its error paths.
 @Suite struct RESTEndpointTests {

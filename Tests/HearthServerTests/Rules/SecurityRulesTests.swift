@@ -1,7 +1,9 @@
 import Foundation
 import HearthCore
 import Testing
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// Security rules enforced by the server over loopback: loading them
 /// (`PUT …:securityRules`), the three auth modes, every REST method family and coverage.

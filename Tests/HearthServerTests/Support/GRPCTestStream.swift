@@ -1,5 +1,7 @@
 import HearthCore
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// A bidirectional call on its own HTTP/2 connection (the raw client's frames and the
 /// HPACK codec): send request messages whenever, read response messages as they arrive,

@@ -5,7 +5,9 @@ import Darwin
 #endif
 import Foundation
 import HearthCore
+@testable import HearthGRPC
 @testable import HearthServer
+@testable import HearthTransport
 
 /// A minimal blocking HTTP/1.1 client over a loopback socket, so tests control the exact
 /// bytes (pipelining, chunking, malformed input) and read responses one by one.

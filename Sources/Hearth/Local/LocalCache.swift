@@ -1,0 +1,134 @@
+import HearthCore
+import Synchronization
+
+/// What `getDocument(source: .cache)` and `getDocuments(source: .cache)` read: the documents
+/// one `Firestore` instance has seen, as the SDK's (default, persistent) cache holds them.
+///
+/// Seen means: read from the server (`getDocument`, `getDocuments`), listened to, written
+/// whole (`setData` with or without merge, `delete`, batches — not `updateData`, whose
+/// acknowledgement tells the SDK nothing about the rest of the document), or loaded from a
+/// bundle. Hearth is always online and its listeners are always in sync, so the cache
+/// serves the current committed version of what the instance has seen rather than the
+/// version it saw; a bundle's document is served instead when it is newer (by update time)
+/// or when the database does not hold the document at all.
+///
+/// Reads record a document's path (one set insertion) and queries record the query, not
+/// their results: a cache read then takes every current document a recorded query matches
+/// (ignoring its limit) as seen.
+final class LocalCache: Sendable {
+    /// A document a bundle loaded: its contents (nil: the bundle says it does not exist) and
+    /// its version (update time, or the bundle's read time for a missing document).
+    struct BundledDocument: Sendable {
+        let document: Document?
+        let version: HearthCore.Timestamp
+    }
+
+    enum Lookup {
+        /// In the cache; nil: known not to exist.
+        case document(Document?)
+        /// Not in the cache.
+        case absent
+    }
+
+    private struct State: Sendable {
+        var seenPaths: Set<ResourcePath> = []
+        var seenQueries: Set<StructuredQuery> = []
+        var bundled: [ResourcePath: BundledDocument] = [:]
+    }
+
+    let database: Database
+    private let state = Mutex(State())
+
+    init(database: Database) { self.database = database }
+
+    // MARK: Recording
+
+    func recordRead(_ path: ResourcePath) {
+        state.withLock { _ = $0.seenPaths.insert(path) }
+    }
+
+    /// Sets, merges and deletes put their documents in the cache; `updateData` (an update
+    /// that requires the document to exist) does not.
+    func recordWrites(_ writes: [Write]) {
+        var whole = false
+        for w in writes where w.precondition != .exists(true) { whole = true; break }
+        guard whole else { return }
+        state.withLock { s in
+            for w in writes where w.precondition != .exists(true) {
+                if case .verify = w.operation { continue }
+                s.seenPaths.insert(w.path)
+            }
+        }
+    }
+
+    func recordQuery(_ query: StructuredQuery) {
+        state.withLock { _ = $0.seenQueries.insert(query) }
+    }
+
+    func recordTarget(_ target: ListenTarget) {
+        switch target {
+        case .documents(let paths): state.withLock { $0.seenPaths.formUnion(paths) }
+        case .query(let query): recordQuery(query)
+        }
+    }
+
+    /// Loads a bundle's documents: each replaces what the cache holds unless that is newer.
+    func loadBundled(_ documents: [(path: ResourcePath, document: BundledDocument)]) {
+        state.withLock { s in
+            for (path, doc) in documents {
+                if let held = s.bundled[path], held.version > doc.version { continue }
+                s.bundled[path] = doc
+            }
+        }
+    }
+
+    /// Forgets everything (`clearPersistence()`).
+    func clear() {
+        state.withLock { $0 = State() }
+    }
+
+    // MARK: Reading
+
+    /// The cached version of the document at `path`.
+    func lookup(_ path: ResourcePath) -> Lookup {
+        let current = database.document(path)
+        let (seenPath, queries, bundled) = state.withLock { s in
+            (s.seenPaths.contains(path), current != nil && !s.seenPaths.contains(path) ? s.seenQueries : [], s.bundled[path])
+        }
+        var seen = seenPath
+        if !seen, let current {
+            seen = queries.contains { (try? DocumentSetQuery($0, database: database.id))?.matchesIgnoringCursors(current) == true }
+        }
+        return Self.newer(seen ? current : nil, seen: seen, bundled)
+    }
+
+    /// The cached documents that `query` returns, in query order (after its limit).
+    func documents(matching query: StructuredQuery) throws(FirestoreError) -> [Document] {
+        let evaluator = try DocumentSetQuery(query, database: database.id)
+        let (seenPaths, queries, bundled) = state.withLock { ($0.seenPaths, $0.seenQueries, $0.bundled) }
+        let seenBy = queries.compactMap { try? DocumentSetQuery($0, database: database.id) }
+        let current = database.state()
+        let inScope = query.allDescendants ? current.allDocuments() : current.documents(in: query.collectionPath)
+        var candidates: [ResourcePath: Document] = [:]
+        for doc in inScope where evaluator.matchesIgnoringCursors(doc) {
+            if seenPaths.contains(doc.path) || seenBy.contains(where: { $0.matchesIgnoringCursors(doc) }) {
+                candidates[doc.path] = doc
+            }
+        }
+        for (path, entry) in bundled {
+            let held = current.document(path)
+            let seen = seenPaths.contains(path) || held.map { doc in seenBy.contains { $0.matchesIgnoringCursors(doc) } } == true
+            guard case .document(let chosen) = Self.newer(held, seen: seen, entry) else { continue }
+            candidates[path] = chosen
+        }
+        return evaluator.results(Array(candidates.values))
+    }
+
+    /// The database's version (when seen) or the bundle's, whichever is newer.
+    private static func newer(_ current: Document?, seen: Bool, _ bundled: BundledDocument?) -> Lookup {
+        guard let bundled else { return seen ? .document(current) : .absent }
+        // A document the database does not hold (or that was never seen): the bundle's.
+        guard seen, let current else { return .document(bundled.document) }
+        return .document(bundled.version > current.updateTime ? bundled.document : current)
+    }
+}

@@ -1,0 +1,144 @@
+/// Builds protobuf wire bytes. Embedded messages are written with `writeMessage`, which
+/// reserves the length prefix and back-patches it, so nested messages cost one buffer.
+/// Every method is `@inlinable`, as in the reader, so encoders in other modules inline them.
+public struct ProtoWriter: Sendable {
+    /// The message written so far.
+    public var bytes: [UInt8] = []
+
+    @inlinable
+    public init() {}
+
+    // MARK: Raw primitives
+
+    @inlinable
+    public mutating func writeRawVarint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    @inlinable
+    public mutating func writeKey(_ field: Int, _ wireType: ProtoWireType) {
+        writeRawVarint(UInt64(field) << 3 | UInt64(wireType.rawValue))
+    }
+
+    @inlinable
+    mutating func writeRawFixed(_ value: UInt64, width: Int) {
+        for i in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+    }
+
+    /// Number of bytes `value` takes as a varint.
+    @inlinable
+    public static func varintSize(_ value: UInt64) -> Int {
+        var n = 1
+        var v = value
+        while v >= 0x80 { v >>= 7; n += 1 }
+        return n
+    }
+
+    // MARK: Fields (always written: callers decide whether a default is omitted)
+
+    @inlinable
+    public mutating func writeUInt64(_ field: Int, _ value: UInt64) {
+        writeKey(field, .varint)
+        writeRawVarint(value)
+    }
+
+    @inlinable
+    public mutating func writeInt64(_ field: Int, _ value: Int64) { writeUInt64(field, UInt64(bitPattern: value)) }
+
+    /// `int32` and enums: negatives are sign-extended to 10 bytes, as the spec requires.
+    @inlinable
+    public mutating func writeInt32(_ field: Int, _ value: Int32) { writeUInt64(field, UInt64(bitPattern: Int64(value))) }
+
+    @inlinable
+    public mutating func writeUInt32(_ field: Int, _ value: UInt32) { writeUInt64(field, UInt64(value)) }
+
+    @inlinable
+    public mutating func writeBool(_ field: Int, _ value: Bool) { writeUInt64(field, value ? 1 : 0) }
+
+    @inlinable
+    public mutating func writeSInt64(_ field: Int, _ value: Int64) { writeUInt64(field, ProtoZigZag.encode(value)) }
+
+    @inlinable
+    public mutating func writeSInt32(_ field: Int, _ value: Int32) { writeUInt64(field, UInt64(ProtoZigZag.encode32(value))) }
+
+    @inlinable
+    public mutating func writeFixed64(_ field: Int, _ value: UInt64) {
+        writeKey(field, .fixed64)
+        writeRawFixed(value, width: 8)
+    }
+
+    @inlinable
+    public mutating func writeFixed32(_ field: Int, _ value: UInt32) {
+        writeKey(field, .fixed32)
+        writeRawFixed(UInt64(value), width: 4)
+    }
+
+    @inlinable
+    public mutating func writeDouble(_ field: Int, _ value: Double) { writeFixed64(field, value.bitPattern) }
+
+    @inlinable
+    public mutating func writeFloat(_ field: Int, _ value: Float) { writeFixed32(field, value.bitPattern) }
+
+    @inlinable
+    public mutating func writeBytes<C: Collection>(_ field: Int, _ value: C) where C.Element == UInt8 {
+        writeKey(field, .lengthDelimited)
+        writeRawVarint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    @inlinable
+    public mutating func writeString(_ field: Int, _ value: String) {
+        var s = value
+        s.withUTF8 { writeBytes(field, $0) }
+    }
+
+    /// An embedded message whose body `body` writes; the length is patched in afterwards.
+    @inlinable
+    public mutating func writeMessage(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
+        writeKey(field, .lengthDelimited)
+        // Reserve one length byte, write the body, then widen the prefix if needed.
+        let lengthAt = bytes.count
+        bytes.append(0)
+        body(&self)
+        let length = bytes.count - lengthAt - 1
+        let size = Self.varintSize(UInt64(length))
+        var prefix: [UInt8] = []
+        var v = UInt64(length)
+        while v >= 0x80 { prefix.append(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
+        prefix.append(UInt8(v))
+        if size == 1 {
+            bytes[lengthAt] = prefix[0]
+        } else {
+            bytes.replaceSubrange(lengthAt..<(lengthAt + 1), with: prefix)
+        }
+    }
+
+    /// A packed repeated varint field (omitted when empty, as proto3 does).
+    @inlinable
+    public mutating func writePackedVarints(_ field: Int, _ values: [UInt64]) {
+        guard !values.isEmpty else { return }
+        writeKey(field, .lengthDelimited)
+        writeRawVarint(UInt64(values.reduce(0) { $0 + Self.varintSize($1) }))
+        for v in values { writeRawVarint(v) }
+    }
+
+    /// A packed repeated `int32` field.
+    @inlinable
+    public mutating func writePackedInt32(_ field: Int, _ values: [Int32]) {
+        writePackedVarints(field, values.map { UInt64(bitPattern: Int64($0)) })
+    }
+
+    /// A packed repeated `double` field.
+    @inlinable
+    public mutating func writePackedDoubles(_ field: Int, _ values: [Double]) {
+        guard !values.isEmpty else { return }
+        writeKey(field, .lengthDelimited)
+        writeRawVarint(UInt64(values.count * 8))
+        for v in values { writeRawFixed(v.bitPattern, width: 8) }
+    }
+}

@@ -1,0 +1,52 @@
+import HearthCore
+import HearthGRPC
+import HearthTransport
+
+/// A gRPC call as the Firestore handlers and sessions see it: the same call, with errors in
+/// the engine's type. `FirestoreError` codes are the gRPC codes, so each mapping is by number.
+struct FirestoreCall: FirestoreStreamCall {
+    let grpc: GRPCServerCall
+
+    init(_ grpc: GRPCServerCall) { self.grpc = grpc }
+
+    /// Request metadata (the HTTP/2 request headers: `authorization` and the rest).
+    var request: HTTP2RequestHeaders { grpc.request }
+
+    /// Whether the call has ended (answered, expired or reset).
+    var isEnded: Bool { grpc.isEnded }
+    /// Ended, or its HTTP/2 stream is gone.
+    var hasEnded: Bool { grpc.isEnded || !grpc.stream.isOpen }
+    var transport: RequestLogEntry.Transport { .grpc }
+    var authorization: String? { request.value("authorization") }
+
+    /// Queues one response message; CANCELLED once the call has ended.
+    func send(_ message: [UInt8]) throws(FirestoreError) {
+        do { try grpc.send(message) } catch { throw FirestoreError(error) }
+    }
+
+    /// Hands the buffered messages to the stream.
+    func flush() { grpc.flush() }
+
+    /// Ends the call with a status (no-op when it has already ended).
+    func finish(_ code: FirestoreError.Code, message: String = "") { grpc.finish(GRPCStatus.Code(code), message: message) }
+
+    /// Ends the call with an error's code and message.
+    func finish(_ error: FirestoreError) { grpc.finish(GRPCStatus(error)) }
+
+    /// Runs the session's work on a worker thread.
+    func runWorker(_ body: @escaping @Sendable () -> Void) { grpc.runWorker(body) }
+}
+
+extension GRPCStatus {
+    /// The gRPC status of an engine error (same code, same message).
+    init(_ error: FirestoreError) { self.init(GRPCStatus.Code(error.code), error.message) }
+}
+
+extension GRPCStatus.Code {
+    init(_ code: FirestoreError.Code) { self = GRPCStatus.Code(rawValue: code.rawValue) ?? .unknown }
+}
+
+extension FirestoreError {
+    /// The engine error for a gRPC status (same code, same message).
+    init(_ status: GRPCStatus) { self.init(FirestoreError.Code(rawValue: status.code.rawValue) ?? .unknown, status.message) }
+}

@@ -1,0 +1,365 @@
+import Foundation
+import HearthCore
+import HearthGRPC
+
+/// One `Listen` stream (over gRPC, or over WebChannel as JSON): the targets the client added, each
+/// registered with `Database.listen`, and one worker thread that turns requests and view
+/// snapshots into ListenResponses in order.
+///
+/// Requests, the end of input and every snapshot the engine hands over (under its commit
+/// lock, so only queued here) go through one FIFO queue; the worker sends, for a new
+/// target, ADD (RESET when a resume cannot be answered exactly) → DocumentChanges (the
+/// exact delta for a resume, then an ExistenceFilter when the client sent expected_count) →
+/// CURRENT, for a commit DocumentChange / DocumentDelete / DocumentRemove, and after the
+/// snapshots of one read time the global NO_CHANGE with that read time and a resume token.
+/// A target that fails validation or the security rules is answered with REMOVE carrying
+/// the error as its cause; a malformed request ends the stream with INVALID_ARGUMENT. The
+/// stream ends OK when the client half-closes; a reset, deadline or server stop ends it
+/// too. Whatever ends it, the worker unregisters every target. Sending waits for the
+/// client to read (flow control), so a large initial result streams in bounded memory; a
+/// client that stops reading while commits go on gets, past `maxQueuedEvents`, a RESET and
+/// its targets' full results instead of an ever longer backlog.
+final class ListenSession: GRPCInboundStream, @unchecked Sendable {
+    enum Event {
+        case request([UInt8])
+        case inputEnded
+        case cancelled
+        case snapshot(target: Int32, generation: Int, ViewSnapshot)
+        /// Stands for a run of a target's snapshots dropped from a long queue: the last of
+        /// them, whose full result is sent after a RESET.
+        case resync(target: Int32, generation: Int, ViewSnapshot)
+
+        var isSnapshot: Bool {
+            switch self {
+            case .snapshot, .resync: true
+            case .request, .inputEnded, .cancelled: false
+            }
+        }
+    }
+
+    /// Queued events beyond which a target's pending changes are collapsed into one resync.
+    static let maxQueuedEvents = 1_000
+
+    /// A registered target (worker thread only).
+    private struct ActiveTarget {
+        let registration: ListenTargetID
+        /// Distinguishes this registration's snapshots from an earlier one with the same id.
+        let generation: Int
+        let target: ListenTarget
+        /// The client asked to resume (resume_token or read_time).
+        let resumeRequested: Bool
+        /// The read time to resume from, when the request carried one we can read.
+        let resumeFrom: Timestamp?
+        /// The client's document count for a resumed target: answered with an ExistenceFilter.
+        let expectedCount: Int32?
+        let once: Bool
+    }
+
+    let state: EmulatorState
+    let call: any FirestoreStreamCall
+    let codec: any ListenCodec
+    /// This stream's entry in `state.streams`.
+    private let streamID: Int
+
+    /// Shared with the connection thread and the engine's sinks.
+    private let events = GRPCEventQueue<Event>()
+
+    // Worker thread only.
+    private var database: DatabaseID?
+    private var rules: RulesEnforcer?
+    private var targets: [Int32: ActiveTarget] = [:]
+    private var nextGeneration = 1
+    private var lastReadTime: Timestamp?
+    private var finished = false
+
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec) {
+        self.state = state
+        self.call = call
+        self.codec = codec
+        streamID = state.streams.open(.listen, transport: call.transport, caller: .init(authorization: call.authorization))
+    }
+
+    /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec = ListenProtobufCodec()) -> ListenSession {
+        let session = ListenSession(state: state, call: call, codec: codec)
+        call.runWorker { session.run() }
+        return session
+    }
+
+    // MARK: GRPCInboundStream (connection thread)
+
+    func received(_ message: [UInt8]) { enqueue(.request(message)) }
+    func inputEnded() { enqueue(.inputEnded) }
+    func cancelled() { enqueue(.cancelled) }
+
+    private func enqueue(_ event: Event) { events.append(event) }
+
+    /// Queues a snapshot from the engine. A client that stops reading holds the worker up in
+    /// `send` while commits go on; past `maxQueuedEvents`, each target's queued non-initial
+    /// snapshots collapse into one resync, so the backlog stays bounded by the number of
+    /// targets rather than growing with every commit.
+    private func enqueue(snapshot: ViewSnapshot, target id: Int32, generation: Int) {
+        events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse)
+    }
+
+    /// Keeps requests, ends and initial snapshots; replaces each target's later snapshots by
+    /// a resync with the last of them, at that last one's place.
+    static func collapse(_ queue: [Event]) -> [Event] {
+        struct Key: Hashable { let target: Int32; let generation: Int }
+        var last: [Key: Int] = [:]
+        for (i, event) in queue.enumerated() {
+            switch event {
+            case .snapshot(let t, let g, let snap) where !snap.isInitial: last[Key(target: t, generation: g)] = i
+            case .resync(let t, let g, _): last[Key(target: t, generation: g)] = i
+            default: break
+            }
+        }
+        var out: [Event] = []
+        for (i, event) in queue.enumerated() {
+            switch event {
+            case .snapshot(let t, let g, let snap) where !snap.isInitial:
+                if last[Key(target: t, generation: g)] == i { out.append(.resync(target: t, generation: g, snap)) }
+            case .resync(let t, let g, _):
+                if last[Key(target: t, generation: g)] == i { out.append(event) }
+            default:
+                out.append(event)
+            }
+        }
+        return out
+    }
+
+    // MARK: Worker
+
+    private func run() {
+        defer { stopAll() }
+        while !finished {
+            var batch = events.next(until: { call.hasEnded })
+            guard !batch.isEmpty else { return }  // the call ended with nothing left to do
+            if let database, batch.contains(where: \.isSnapshot) {
+                // The engine publishes a commit's snapshots under its lock: taking it once
+                // waits out a commit still handing them over, so its targets' changes
+                // share one NO_CHANGE.
+                _ = state.database(database).state()
+                batch += events.drain()
+            }
+            do throws(FirestoreError) {
+                try process(batch)
+                call.flush()
+            } catch {
+                call.finish(error)
+                return
+            }
+        }
+    }
+
+    private func stopAll() {
+        state.streams.close(streamID)
+        guard let database else { return }
+        let db = state.database(database)
+        for t in targets.values { db.stopListening(t.registration) }
+        targets.removeAll()
+    }
+
+    /// Handles a batch in order, sending the NO_CHANGE owed for a read time once the
+    /// snapshots at that read time are out.
+    private func process(_ batch: [Event]) throws(FirestoreError) {
+        var owed: Timestamp?
+        for event in batch {
+            if finished { return }
+            switch event {
+            case .snapshot(let id, let generation, let snapshot), .resync(let id, let generation, let snapshot):
+                guard let target = targets[id], target.generation == generation else { continue }
+                if let t = owed, t != snapshot.readTime { try sendNoChange(t); owed = nil }
+                if case .resync = event { try resend(snapshot, to: id) } else { try deliver(snapshot, to: id, target) }
+                owed = snapshot.readTime
+                continue
+            default:
+                break
+            }
+            if let t = owed { try sendNoChange(t); owed = nil }
+            switch event {
+            case .request(let bytes):
+                try state.requestLog.serve(call.transport, method: "Listen", path: "/google.firestore.v1.Firestore/Listen",
+                                           authorization: call.authorization) { () throws(FirestoreError) in
+                    try handle(codec.decodeRequest(bytes))
+                }
+            case .inputEnded:
+                finished = true
+                call.finish(.ok, message: "")
+            case .cancelled:
+                finished = true
+            case .snapshot, .resync: break
+            }
+        }
+        if let t = owed, !finished { try sendNoChange(t) }
+    }
+
+    /// The read time a client is told. Before the first commit a database's read time is
+    /// the minimum timestamp (year 1); SDKs take read times at or before the Unix epoch for
+    /// "no version yet" and never raise the snapshot (a first `getDoc` on a fresh server
+    /// waited forever), so such a time is reported as the first microsecond after it.
+    static func reported(_ readTime: Timestamp) -> Timestamp {
+        max(readTime, Timestamp(seconds: 0, nanos: 1000))
+    }
+
+    private func sendNoChange(_ readTime: Timestamp) throws(FirestoreError) {
+        let t = max(Self.reported(readTime), lastReadTime ?? readTime)
+        lastReadTime = t
+        try call.send(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
+    }
+
+    // MARK: Requests
+
+    private func handle(_ request: ListenMessages.Request) throws(FirestoreError) {
+        let requested = try ResourceNameFields.database(request.database, field: "database")
+        if let database {
+            guard requested == database else {
+                throw .invalidArgument("All requests of a Listen stream must name the same database (\(database.name)), got \(request.database).")
+            }
+        } else {
+            let auth = try AuthContext.parse(call.authorization)
+            rules = try RulesEnforcer(state: state, database: requested, auth: auth)
+            database = requested
+            state.streams.update(streamID) { $0.database = requested }
+        }
+        state.streams.update(streamID) { $0.requests += 1 }
+        switch request.change {
+        case nil:
+            throw .invalidArgument("A ListenRequest needs add_target or remove_target.")
+        case .remove(let id):
+            guard let target = targets.removeValue(forKey: id) else {
+                try call.send(codec.targetChange(.remove, targetIDs: [id],
+                    cause: FirestoreError(.invalidArgument, "Target \(id) is not active on this stream.")))
+                return
+            }
+            state.database(requested).stopListening(target.registration)
+            state.streams.update(streamID) { $0.targets[id] = nil }
+            try call.send(codec.targetChange(.remove, targetIDs: [id]))
+        case .add(let spec):
+            try add(spec, database: requested)
+        }
+    }
+
+    private func add(_ spec: ListenMessages.TargetRequest, database: DatabaseID) throws(FirestoreError) {
+        let id = spec.targetID != 0 ? spec.targetID : (targets.keys.max() ?? 0) + 1
+        guard targets[id] == nil else { throw .invalidArgument("Target ID \(id) is already in use on this stream.") }
+        let db = state.database(database)
+        let generation = nextGeneration
+        nextGeneration += 1
+        do throws(FirestoreError) {
+            let target = try ListenMessages.resolve(spec.kind, database: database)
+            if let trace = RequestTrace.current(ifObserving: state.requestLog) {
+                switch target {
+                case .documents(let paths): for p in paths { trace.named(p, in: database) }
+                case .query(let q): trace.named(q.collectionPath, in: database)
+                }
+            }
+            let current = db.state()
+            switch target {
+            case .documents(let paths): for p in paths { try p.validateSegments(); try rules?.checkGet(p, in: current) }
+            case .query(let q): try rules?.checkQuery(q, in: current)
+            }
+            let registration = try db.listen(target) { [weak self] snapshot in
+                self?.enqueue(snapshot: snapshot, target: id, generation: generation)
+            }
+            let resumeFrom = spec.readTime ?? spec.resumeToken.flatMap(ListenResumeToken.decode)
+            targets[id] = ActiveTarget(registration: registration, generation: generation, target: target,
+                                       resumeRequested: spec.readTime != nil || !(spec.resumeToken ?? []).isEmpty,
+                                       resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
+            state.streams.update(streamID) { $0.targets[id] = target }
+        } catch {
+            RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
+            try call.send(codec.targetChange(.remove, targetIDs: [id], cause: error))
+        }
+    }
+
+    // MARK: Snapshots
+
+    private func deliver(_ snapshot: ViewSnapshot, to id: Int32, _ target: ActiveTarget) throws(FirestoreError) {
+        guard let database else { return }
+        guard snapshot.isInitial else {
+            for change in snapshot.changes {
+                if change.kind == .removed {
+                    try sendGone(change.document.path, from: id, readTime: snapshot.readTime, database: database)
+                } else {
+                    try call.send(codec.documentChange(change.document, database: database, targetIDs: [id]))
+                }
+            }
+            return
+        }
+        try call.send(codec.targetChange(.add, targetIDs: [id]))
+        var previous: [ResourcePath: Document]?
+        if target.resumeRequested {
+            if let from = target.resumeFrom, from <= snapshot.readTime {
+                previous = try? documents(of: target.target, at: from, database: database)
+            }
+            if previous == nil { try call.send(codec.targetChange(.reset, targetIDs: [id])) }
+        }
+        if let previous {
+            // An exact delta since the resume time.
+            var present = Set<ResourcePath>()
+            for doc in snapshot.documents {
+                present.insert(doc.path)
+                if previous[doc.path]?.updateTime != doc.updateTime {
+                    try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
+                }
+            }
+            for path in previous.keys.sorted(by: { $0.description < $1.description }) where !present.contains(path) {
+                try sendGone(path, from: id, readTime: snapshot.readTime, database: database)
+            }
+            if target.expectedCount != nil {
+                // As production: the count after the delta, so a client whose cache went
+                // wrong resets the target.
+                try call.send(codec.existenceFilter(targetID: id, count: snapshot.documents.count))
+            }
+        } else {
+            for doc in snapshot.documents {
+                try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
+            }
+        }
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
+        if target.once {
+            state.database(database).stopListening(target.registration)
+            targets[id] = nil
+            state.streams.update(streamID) { $0.targets[id] = nil }
+            try call.send(codec.targetChange(.remove, targetIDs: [id]))
+        }
+    }
+
+    /// A target's whole result after its changes were collapsed: RESET, every document,
+    /// CURRENT (the client drops what it held and takes this).
+    private func resend(_ snapshot: ViewSnapshot, to id: Int32) throws(FirestoreError) {
+        guard let database else { return }
+        try call.send(codec.targetChange(.reset, targetIDs: [id]))
+        for doc in snapshot.documents {
+            try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
+        }
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
+    }
+
+    /// A document that left target `id`: DocumentDelete when it no longer exists at
+    /// `readTime`, DocumentRemove when it exists but stopped matching.
+    private func sendGone(_ path: ResourcePath, from id: Int32, readTime: Timestamp, database: DatabaseID) throws(FirestoreError) {
+        if state.database(database).state().document(path, at: readTime) == nil {
+            try call.send(codec.documentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
+        } else {
+            try call.send(codec.documentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
+        }
+    }
+
+    /// A target's documents at an earlier, still retained read time (throws when it is not).
+    private func documents(of target: ListenTarget, at time: Timestamp, database: DatabaseID) throws(FirestoreError) -> [ResourcePath: Document] {
+        let db = state.database(database)
+        var out: [ResourcePath: Document] = [:]
+        switch target {
+        case .documents(let paths):
+            let s = try db.state(readTime: time)
+            for p in paths { if let d = s.document(p, at: time) { out[p] = d } }
+        case .query(let q):
+            for d in try db.runQuery(q, readTime: time).documents { out[d.path] = d }
+        }
+        return out
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import HearthCore
+import HearthGRPC
+
+/// One `Write` stream (over gRPC, or over WebChannel as JSON): the handshake, then one atomic commit per
+/// request, on a worker thread that handles the requests in order.
+///
+/// The first request names the database and carries no writes; it is answered with the
+/// stream's id and a first stream token. Each later request's writes are committed
+/// together through `DocumentService.commit` (the Commit RPC's path: rules, auth,
+/// preconditions, transforms) and answered with a new token, one WriteResult per write and
+/// the commit time. A later request without writes (the client's teardown) commits
+/// nothing and is not answered. A failed commit or a malformed request ends the stream
+/// with its status; the stream ends OK when the client half-closes, and a reset, deadline
+/// or server stop ends it too. Stream tokens are opaque and unique; they are not checked
+/// (clients pipeline batches with an older token) and do not resume anything.
+final class WriteSession: GRPCInboundStream, @unchecked Sendable {
+    private enum Event {
+        case request([UInt8])
+        case inputEnded
+        case cancelled
+    }
+
+    let state: EmulatorState
+    let call: any FirestoreStreamCall
+    let codec: any WriteCodec
+
+    /// Shared with the connection thread.
+    private let events = GRPCEventQueue<Event>()
+
+    // Worker thread only.
+    private var service: DocumentService?
+    private let streamID = UUID().uuidString.lowercased()
+    /// This stream's entry in `state.streams`.
+    private let openStreamID: Int
+    private var tokenCounter: UInt64 = 0
+    private var finished = false
+
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec) {
+        self.state = state
+        self.call = call
+        self.codec = codec
+        openStreamID = state.streams.open(.write, transport: call.transport, caller: .init(authorization: call.authorization))
+    }
+
+    /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec = WriteProtobufCodec()) -> WriteSession {
+        let session = WriteSession(state: state, call: call, codec: codec)
+        call.runWorker { session.run() }
+        return session
+    }
+
+    // MARK: GRPCInboundStream (connection thread)
+
+    func received(_ message: [UInt8]) { enqueue(.request(message)) }
+    func inputEnded() { enqueue(.inputEnded) }
+    func cancelled() { enqueue(.cancelled) }
+
+    private func enqueue(_ event: Event) { events.append(event) }
+
+    // MARK: Worker
+
+    private func run() {
+        defer { state.streams.close(openStreamID) }
+        while !finished {
+            let batch = events.next(until: { call.hasEnded })
+            guard !batch.isEmpty else { return }  // the call ended with nothing left to do
+            do throws(FirestoreError) {
+                for event in batch where !finished { try handle(event) }
+                call.flush()
+            } catch {
+                finished = true
+                call.finish(error)
+                return
+            }
+        }
+    }
+
+    private func handle(_ event: Event) throws(FirestoreError) {
+        switch event {
+        case .request(let bytes):
+            state.streams.update(openStreamID) { $0.requests += 1 }
+            try state.requestLog.serve(call.transport, method: "Write", path: "/google.firestore.v1.Firestore/Write",
+                                       authorization: call.authorization) { () throws(FirestoreError) in
+                try handle(codec.decodeRequest(bytes))
+            }
+        case .inputEnded:
+            finished = true
+            call.finish(.ok, message: "")
+        case .cancelled:
+            finished = true
+        }
+    }
+
+    private func nextToken() -> [UInt8] {
+        tokenCounter += 1
+        return Array("\(streamID)/\(tokenCounter)".utf8)
+    }
+
+    private func handle(_ request: WriteStreamMessages.Request) throws(FirestoreError) {
+        guard let service else {
+            // The handshake.
+            let database = try ResourceNameFields.database(request.database, field: "database")
+            guard request.writes.isEmpty else {
+                throw .invalidArgument("The first WriteRequest of a stream is the handshake and must not carry writes.")
+            }
+            let auth = try AuthContext.parse(call.authorization)
+            service = try DocumentService(state: state, database: database, auth: auth)
+            state.streams.update(openStreamID) { $0.database = database }
+            try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: nil))
+            return
+        }
+        let database = service.database
+        if !request.database.isEmpty {
+            guard try ResourceNameFields.database(request.database, field: "database") == database else {
+                throw .invalidArgument("All requests of a Write stream must name the same database (\(database.name)), got \(request.database).")
+            }
+        }
+        if !request.streamID.isEmpty && request.streamID != streamID {
+            throw .invalidArgument("Unknown stream_id \"\(request.streamID)\" on this Write stream.")
+        }
+        // The client's teardown (or an empty batch): nothing to commit, nothing to answer.
+        guard !request.writes.isEmpty else { return }
+        let writes = try WriteStreamMessages.decodeWrites(request.writes, database: database)
+        let result = try service.commit(writes, transaction: nil)
+        try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: result))
+    }
+}

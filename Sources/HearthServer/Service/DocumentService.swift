@@ -1,0 +1,320 @@
+import Foundation
+import HearthCore
+
+/// The Firestore document methods on core types, shared by both front ends: the REST
+/// handlers (`DocumentsAPI`, JSON) and the gRPC handlers (`FirestoreRPCs`, protobuf) decode
+/// their requests, call these, and encode the answers. Rules checks, transaction
+/// bookkeeping, paging and the admin-only operations live here, so both front ends answer
+/// identically.
+struct DocumentService {
+    let state: EmulatorState
+    let database: DatabaseID
+    let auth: AuthContext
+    let rules: RulesEnforcer
+    /// The current request's trace while the request log is observed: told what the request
+    /// addressed. Read per call, as a stream's service outlives each of its requests.
+    private var trace: RequestTrace? { RequestTrace.current(ifObserving: state.requestLog) }
+
+    init(state: EmulatorState, database: DatabaseID, auth: AuthContext) throws(FirestoreError) {
+        self.state = state
+        self.database = database
+        self.auth = auth
+        self.rules = try RulesEnforcer(state: state, database: database, auth: auth)
+        trace?.addressed(database)
+    }
+
+    var db: Database { state.database(database) }
+
+    /// `TransactionOptions`: read-write, or read-only optionally at a past time.
+    enum TransactionMode: Sendable, Equatable {
+        case readWrite
+        case readOnly(readTime: Timestamp?)
+    }
+
+    /// A read's consistency selector: none (now), an open transaction, a new
+    /// transaction begun by the read, or a past read time.
+    enum Consistency: Sendable, Equatable {
+        case current
+        case transaction(TransactionID)
+        case newTransaction(TransactionMode)
+        case readTime(Timestamp)
+    }
+
+    /// One entry of a document listing: a document, or (`show_missing`) a missing parent
+    /// of existing subcollection documents, which has only its name.
+    enum ListedDocument {
+        case document(Document)
+        case missing(ResourcePath)
+
+        var path: ResourcePath {
+            switch self {
+            case .document(let d): d.path
+            case .missing(let p): p
+            }
+        }
+    }
+
+    // MARK: Single documents
+
+    /// GetDocument: NOT_FOUND when absent.
+    func get(_ path: ResourcePath, transaction: TransactionID?, readTime: Timestamp?) throws(FirestoreError) -> Document {
+        trace?.named(path, in: database)
+        try path.validateSegments()
+        let doc: Document?
+        if let transaction {
+            try rules.checkGet(path, in: db.state())
+            doc = try db.document(path, transaction: transaction)
+        } else if let readTime {
+            let s = try db.state(readTime: readTime)
+            try rules.checkGet(path, in: s, readTime: readTime)
+            doc = s.document(path, at: readTime)
+        } else {
+            let s = db.state()
+            try rules.checkGet(path, in: s)
+            doc = s.document(path)
+        }
+        guard let doc else { throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.") }
+        return doc
+    }
+
+    /// CreateDocument: `id` nil or empty picks a random 20-character id; ALREADY_EXISTS
+    /// when the document exists.
+    func create(collection: ResourcePath, id: String?, fields: MapValue) throws(FirestoreError) -> Document {
+        let path = collection.appending(id.flatMap { $0.isEmpty ? nil : $0 } ?? Self.generateID())
+        trace?.named(path, in: database)
+        try path.validateSegments()
+        let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))],
+                                   authorize: rules.commitAuthorizer())
+        let t = result.writeResults.first?.updateTime ?? result.commitTime
+        return Document(path: path, fields: fields, createTime: t, updateTime: t)
+    }
+
+    /// UpdateDocument: replaces the document, or with `updateMask` sets the masked paths
+    /// present in `fields` and deletes the absent ones; returns the document as written.
+    func update(_ path: ResourcePath, fields: MapValue, updateMask: [FieldPath]?, precondition: Precondition?) throws(FirestoreError) -> Document {
+        trace?.named(path, in: database)
+        let operation: Write.Operation = updateMask.map { .update(fields, mask: $0.filter { !$0.isDocumentName }) } ?? .set(fields)
+        let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)],
+                                   authorize: rules.commitAuthorizer())
+        let time = result.writeResults.first?.updateTime ?? result.commitTime
+        guard let doc = try db.state(readTime: time).document(path, at: time) else {
+            throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.")
+        }
+        return doc
+    }
+
+    /// DeleteDocument (deleting a missing document succeeds unless a precondition says otherwise).
+    func delete(_ path: ResourcePath, precondition: Precondition?) throws(FirestoreError) {
+        trace?.named(path, in: database)
+        try db.commit([Write.delete(path, precondition: precondition)], authorize: rules.commitAuthorizer())
+    }
+
+    // MARK: Listing
+
+    /// ListDocuments of `collection` (`[""]`: every root collection). `orderBy` runs it as
+    /// a query; `showMissing` (admin only) adds the missing parents of subcollection
+    /// documents. Pages are offsets in an opaque token.
+    func list(collection: ResourcePath, showMissing: Bool, orderBy: [Ordering], pageSize: Int, pageToken: String?,
+              readTime: Timestamp?) throws(FirestoreError) -> ([ListedDocument], String?) {
+        trace?.named(collection, in: database)
+        if showMissing && !auth.isAdmin {
+            throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.")
+        }
+        guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
+        let offset = try Self.offset(fromToken: pageToken)
+        var entries: [ListedDocument]
+        if !orderBy.isEmpty {
+            if showMissing { throw .invalidArgument("show_missing cannot be combined with order_by.") }
+            var query = StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment)
+            query.orderBy = orderBy
+            try rules.checkQuery(query, in: db.state())
+            entries = try db.runQuery(query, readTime: readTime).documents.map { .document($0) }
+        } else {
+            let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
+            var docs: [Document]
+            if collection == ResourcePath(segments: [""]) {
+                docs = s.allDocuments(at: readTime).filter { $0.path.count == 2 }
+                // Every root collection: each one listed must be listable.
+                for id in Set(docs.map { $0.path.segments[0] }).sorted() {
+                    try rules.checkQuery(StructuredQuery(collectionID: id), in: s)
+                }
+            } else {
+                try collection.validateSegments()
+                try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
+                docs = s.documents(in: collection, at: readTime)
+            }
+            entries = docs.map { .document($0) }
+            if showMissing {
+                var existing = Set(docs.map(\.path))
+                for d in s.allDocuments(at: readTime) where d.path.count > collection.count + 1 && collection.isPrefix(of: d.path) {
+                    let parent = ResourcePath(segments: Array(d.path.segments.prefix(collection.count + 1)))
+                    if existing.insert(parent).inserted { entries.append(.missing(parent)) }
+                }
+                entries.sort { ResourcePath.compare($0.path, $1.path) < 0 }
+            }
+        }
+        return Self.page(entries, offset: offset, size: pageSize)
+    }
+
+    /// ListCollectionIds under `parent` (the database root or a document); admin only.
+    func listCollectionIds(parent: ResourcePath, pageSize: Int, pageToken: String?, readTime: Timestamp?) throws(FirestoreError) -> ([String], String?) {
+        guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.") }
+        guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
+        let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
+        return Self.page(s.collectionIDs(under: parent, at: readTime), offset: try Self.offset(fromToken: pageToken), size: pageSize)
+    }
+
+    // MARK: Batches and transactions
+
+    /// BatchGetDocuments: one result per distinct path — the found documents first, then the
+    /// missing ones, each in first-occurrence order, as production streams them (the Python
+    /// client's system tests rely on it; the official emulator answers in request order) —
+    /// the transaction a `newTransaction` began, and the read time. One denied document fails
+    /// the whole request (as on the official emulator).
+    func batchGet(_ paths: [ResourcePath], consistency: Consistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
+        if let trace { for p in paths { trace.named(p, in: database) } }
+        var readTime: Timestamp?
+        if case .readTime(let t) = consistency { readTime = t }
+        let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
+        for path in paths { try rules.checkGet(path, in: s, readTime: readTime) }
+        var txn: TransactionID?
+        var began: TransactionID?
+        switch consistency {
+        case .transaction(let id): txn = id
+        case .newTransaction(let mode):
+            txn = try begin(mode)
+            began = txn
+        case .current, .readTime: break
+        }
+        var seen = Set<ResourcePath>()
+        var results: [(ResourcePath, Document?)] = []
+        for path in paths where seen.insert(path).inserted {
+            let doc: Document?
+            if let txn { doc = try db.document(path, transaction: txn) }
+            else if let readTime { doc = s.document(path, at: readTime) }
+            else { doc = s.document(path) }
+            results.append((path, doc))
+        }
+        let found = results.filter { $0.1 != nil }
+        return (found + results.filter { $0.1 == nil }, began, readTime ?? s.readTime)
+    }
+
+    /// BeginTransaction.
+    func begin(_ mode: TransactionMode) throws(FirestoreError) -> TransactionID {
+        switch mode {
+        case .readWrite: return try db.beginTransaction(readOnly: false)
+        case .readOnly(let readTime): return try db.beginTransaction(readOnly: true, readTime: readTime)
+        }
+    }
+
+    /// Commit: atomic, optionally ending a transaction (ABORTED on conflict).
+    func commit(_ writes: [Write], transaction: TransactionID?) throws(FirestoreError) -> CommitResult {
+        if let trace { for w in writes { trace.named(w.path, in: database) } }
+        return try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
+    }
+
+    /// Rollback.
+    func rollback(_ transaction: TransactionID) throws(FirestoreError) {
+        try db.rollback(transaction)
+    }
+
+    /// BatchWrite: admin only; each write is applied on its own (its own rules check and
+    /// status), in order.
+    func batchWrite(_ writes: [Write]) throws(FirestoreError) -> [Result<WriteResult, FirestoreError>] {
+        guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Batch writes require admin authentication.") }
+        if let trace { for w in writes { trace.named(w.path, in: database) } }
+        var outcomes: [Result<WriteResult, FirestoreError>] = []
+        for w in writes {
+            do throws(FirestoreError) { outcomes.append(.success(try db.commit([w], authorize: rules.commitAuthorizer()).writeResults[0])) }
+            catch { outcomes.append(.failure(error)) }
+        }
+        return outcomes
+    }
+
+    // MARK: Queries
+
+    /// RunQuery; inside a transaction the engine reads its consistent view and records
+    /// the reads. Returns the transaction a `newTransaction` began.
+    func runQuery(_ query: StructuredQuery, consistency: Consistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
+        trace?.named(query.collectionPath, in: database)
+        try rules.checkQuery(query, in: db.state())
+        let (txn, began, time) = try readPoint(consistency)
+        let result: QueryResult
+        if let txn { result = try db.runQuery(query, transaction: txn) } else { result = try db.runQuery(query, readTime: time) }
+        return (result, began)
+    }
+
+    /// RunAggregationQuery. Returns the transaction a `newTransaction` began.
+    func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: Consistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
+        trace?.named(query.collectionPath, in: database)
+        try rules.checkQuery(query, in: db.state())
+        let (txn, began, time) = try readPoint(consistency)
+        if let txn { return (try db.runAggregation(query, aggregations: aggregations, transaction: txn), began) }
+        return (try db.runAggregation(query, aggregations: aggregations, readTime: time), began)
+    }
+
+    /// PartitionQuery: validated and rules-checked; answered with zero partitions (the
+    /// whole query is one partition).
+    func partitionQuery(_ query: StructuredQuery?, partitionCount: Int64?) throws(FirestoreError) {
+        if let query { try rules.checkQuery(query, in: db.state()) }
+        if let partitionCount, partitionCount < 1 {
+            throw .invalidArgument("partition_count must be at least 1, but was \(partitionCount).")
+        }
+    }
+
+    /// Where a query reads: (the transaction, the one begun here, the read time).
+    func readPoint(_ consistency: Consistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
+        switch consistency {
+        case .current: return (nil, nil, nil)
+        case .readTime(let t): return (nil, nil, t)
+        case .transaction(let id): return (id, nil, try db.readTime(of: id))
+        case .newTransaction(let mode):
+            let id = try begin(mode)
+            return (id, id, try db.readTime(of: id))
+        }
+    }
+
+    // MARK: Paging and ids
+
+    /// A listing's `order_by`: comma-separated field paths, each optionally `asc`/`desc`.
+    static func parseOrderBy(_ text: String) throws(FirestoreError) -> [Ordering] {
+        var orderBy: [Ordering] = []
+        for part in text.split(separator: ",") {
+            let words = part.split(separator: " ")
+            guard let first = words.first, words.count <= 2 else { throw .invalidArgument("Invalid order_by: \"\(text)\".") }
+            let descending: Bool
+            switch words.count == 2 ? words[1].lowercased() : "asc" {
+            case "asc": descending = false
+            case "desc": descending = true
+            default: throw .invalidArgument("Invalid order_by direction in \"\(text)\"; use asc or desc.")
+            }
+            orderBy.append(Ordering(try FieldPath.parseServerFormat(String(first)), descending: descending))
+        }
+        return orderBy
+    }
+
+    /// The offset a page token encodes ("offset:N", base64).
+    static func offset(fromToken token: String?) throws(FirestoreError) -> Int {
+        guard let token, !token.isEmpty else { return 0 }
+        guard let data = ProtoJSON.decodeBase64(token), let text = String(data: data, encoding: .utf8),
+              text.hasPrefix("offset:"), let n = Int(text.dropFirst(7)), n >= 0 else {
+            throw .invalidArgument("Invalid page token: \"\(token.prefix(60))\".")
+        }
+        return n
+    }
+
+    /// One page of `items` from `offset` (`size` 0: all), and the next page's token.
+    static func page<T>(_ items: [T], offset: Int, size: Int) -> ([T], String?) {
+        guard offset < items.count else { return ([], nil) }
+        let end = size > 0 ? min(items.count, offset + size) : items.count
+        let next = end < items.count ? Data("offset:\(end)".utf8).base64EncodedString() : nil
+        return (Array(items[offset..<end]), next)
+    }
+
+    /// A random 20-character document id, as the SDKs generate them.
+    static func generateID() -> String {
+        let chars = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var g = SystemRandomNumberGenerator()
+        return String((0..<20).map { _ in chars[Int.random(in: 0..<chars.count, using: &g)] })
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HearthCore
+import HearthTransport
+import HearthRules
+
+/// The rules endpoints, shaped as the official emulator answers them (wire-protocol §14.6):
+///
+/// - `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules": {"files": [{"name",
+///   "content"}]}, "ignore_errors": bool}` → `{}` for clean rules, `{"issues": [...]}` for
+///   warnings; rules that do not compile → 400 `Error compiling rules:\nL4:43 …` (the
+///   previous rules stay) — unless `ignore_errors`: then 200 with the issues, and the broken
+///   rules are stored (every request of the project then gets that 400). An empty request
+///   or no files → 500 UNKNOWN.
+/// - `GET …:securityRules` → the stored files and their issues.
+/// - `GET …:ruleCoverage` → `{"rules": {"files"}, "file", "covered", "expressions": [{line,
+///   column, expression, evaluations, true, false, errors, other}]}` — every evaluation since
+///   the rules were loaded; `…:ruleCoverage.html` the same as an annotated source page.
+extension EmulatorAPI {
+    func putSecurityRules(project: String, body: JSON) throws(FirestoreError) -> HTTPResponse {
+        var o = try ProtoObject(body, context: "")
+        let rulesJSON = o.take("rules")
+        let ignore = try o.take("ignoreErrors").map { j throws(FirestoreError) in
+            try ProtoJSON.bool(j, context: "ignore_errors")
+        } ?? false
+        try o.finish()
+        guard let rulesJSON else { throw FirestoreError(.unknown, "") }
+        var r = try ProtoObject(rulesJSON, context: "rules")
+        let filesJSON = r.take("files")
+        try r.finish()
+        guard let filesJSON, case .array(let items) = filesJSON, !items.isEmpty else { throw FirestoreError(.unknown, "") }
+        guard items.count == 1 else {
+            throw .invalidArgument("Firestore security rules are one file; got \(items.count) in rules.files.")
+        }
+        var f = try ProtoObject(items[0], context: "rules.files[0]")
+        let name = try f.take("name").map { j throws(FirestoreError) in try ProtoJSON.string(j, context: "rules.files[0].name") } ?? ""
+        let content = try f.take("content").map { j throws(FirestoreError) in try ProtoJSON.string(j, context: "rules.files[0].content") } ?? ""
+        _ = f.take("fingerprint")
+        try f.finish()
+        let file = ProjectRules.File(name: name.isEmpty ? "firestore.rules" : name, content: content)
+        let loaded: ProjectRules
+        do {
+            loaded = try ProjectRules(file, keepingErrors: ignore)
+        } catch {
+            throw FirestoreError(.invalidArgument, ProjectRules.compileFailureMessage(error.errors))
+        }
+        state.rules.set(loaded, forProject: project)
+        return .json(200, Self.issuesBody(loaded).bytes)
+    }
+
+    func getSecurityRules(project: String) -> HTTPResponse {
+        guard let rules = state.rules.rules(forProject: project) else {
+            return .json(200, JSON.object([("rules", .object([("files", .array([]))]))]).bytes)
+        }
+        var pairs: [(String, JSON)] = [("rules", Self.filesJSON(rules))]
+        if case .object(let issues) = Self.issuesBody(rules) { pairs += issues }
+        return .json(200, JSON.object(pairs).bytes)
+    }
+
+    func ruleCoverage(project: String) throws(FirestoreError) -> HTTPResponse {
+        guard let rules = state.rules.rules(forProject: project) else {
+            return .json(200, JSON.object([("rules", .object([("files", .array([]))])), ("covered", .int(1)), ("expressions", .array([]))]).bytes)
+        }
+        if let failure = rules.compileFailure { throw failure }
+        guard let program = rules.program, let coverage = rules.coverage else { throw FirestoreError(.internal, "Rules without coverage.") }
+        let report = CoverageReport(program: program, coverage: coverage)
+        var pairs: [(String, JSON)] = [("rules", Self.filesJSON(rules))]
+        if case .object(let fields)? = try? JSON.parse(Array(report.json().utf8)) { pairs += fields }
+        return .json(200, JSON.object(pairs).bytes)
+    }
+
+    func ruleCoverageHTML(project: String) throws(FirestoreError) -> HTTPResponse {
+        guard let rules = state.rules.rules(forProject: project) else {
+            return Self.html("<!doctype html><html><head><meta charset=\"utf-8\"><title>Rules coverage</title></head>"
+                             + "<body><p>No security rules are loaded for project \(project); every request is allowed.</p></body></html>\n")
+        }
+        if let failure = rules.compileFailure { throw failure }
+        guard let program = rules.program, let coverage = rules.coverage else { throw FirestoreError(.internal, "Rules without coverage.") }
+        return Self.html(CoverageReport(program: program, coverage: coverage).html())
+    }
+
+    // MARK: JSON shapes
+
+    private static func html(_ page: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(page.utf8))
+    }
+
+    /// `{"files": [{"name", "content"}]}`.
+    static func filesJSON(_ rules: ProjectRules) -> JSON {
+        .object([("files", .array(rules.files.map { .object([("name", .string($0.name)), ("content", .string($0.content))]) }))])
+    }
+
+    /// `{}` or `{"issues": [{"sourcePosition": {fileName, line, column, currentOffset,
+    /// endOffset}, "description", "severity"}]}`.
+    static func issuesBody(_ rules: ProjectRules) -> JSON {
+        guard !rules.diagnostics.isEmpty else { return .object([]) }
+        let issues: [JSON] = rules.diagnostics.map { d in
+            var position: [(String, JSON)] = [("fileName", .string(d.file)), ("line", .int(d.location.line)), ("column", .int(d.location.column))]
+            if d.location.offset != 0 { position.append(("currentOffset", .int(d.location.offset))) }
+            position.append(("endOffset", .int(d.endOffset ?? d.location.offset)))
+            return .object([
+                ("sourcePosition", .object(position)),
+                ("description", .string(d.message)),
+                ("severity", .string(d.severity == .error ? "ERROR" : "WARNING")),
+            ])
+        }
+        return .object([("issues", .array(issues))])
+    }
+}

@@ -1,0 +1,461 @@
+/// The server side of one HTTP/2 connection as a pure state machine (RFC 9113): bytes in
+/// → events out, response calls in → bytes out. No I/O and no locking: the socket driver
+/// (`HTTP2Connection`) owns one and serialises access to it.
+///
+/// It checks the client preface, sends our SETTINGS first and ACKs the client's, decodes
+/// header blocks (HEADERS + CONTINUATION) with HPACK, runs flow control on both levels in
+/// both directions (replenishing the client's windows with WINDOW_UPDATE as request bytes
+/// are handed over, queueing response DATA until windows allow), answers PINGs, handles
+/// RST_STREAM and GOAWAY, and turns protocol errors into RST_STREAM (stream errors) or
+/// GOAWAY (connection errors, after which `isClosed` is true).
+public struct HTTP2ConnectionState: Sendable {
+    /// What the server announces and enforces.
+    public struct Configuration: Sendable {
+        public var maxConcurrentStreams = 1000
+        /// Stream-level receive window (SETTINGS_INITIAL_WINDOW_SIZE).
+        public var initialWindowSize = 1 << 20
+        /// Connection-level receive window, raised right after the preface.
+        public var connectionWindowSize = 4 << 20
+        public var maxFrameSize = HTTP2Settings.defaultMaxFrameSize
+        public var headerTableSize = 4096
+        public var maxHeaderListSize = 64 * 1024
+        /// A header block (HEADERS + CONTINUATIONs) larger than this is a connection error
+        /// (bounds CONTINUATION floods).
+        public var maxHeaderBlockSize = 256 * 1024
+
+        public init() {}
+    }
+
+    enum Event: Sendable, Equatable {
+        /// A request's headers are complete; `endStream` when it has no body.
+        case streamOpened(UInt32, HTTP2RequestHeaders, endStream: Bool)
+        /// Request body bytes (possibly empty when only END_STREAM arrives).
+        case data(UInt32, [UInt8], endStream: Bool)
+        /// The stream ended abnormally: reset by the peer, or by us after a stream error,
+        /// or because the connection closed. No more response items are accepted.
+        case streamReset(UInt32, HTTP2ErrorCode)
+    }
+
+    static let clientPreface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    let config: Configuration
+    private var prefaceBytesSeen = 0
+    private var parser: HTTP2FrameParser
+    private var decoder: HPACKDecoder
+    private var encoder: HPACKEncoder
+    private(set) var peerSettings = HTTP2Settings()
+    /// Our SETTINGS take effect once the peer ACKs them; until then the defaults apply.
+    private var localSettingsAcknowledged = false
+    private var streams: [UInt32: HTTP2StreamState] = [:]
+    /// Streams in the order they should get a turn at sending.
+    private var sendOrder: [UInt32] = []
+    private(set) var lastPeerStreamID: UInt32 = 0
+    private var connectionSendWindow = 65_535
+    private var connectionReceiveWindow = 65_535
+    /// A header block being assembled across CONTINUATION frames.
+    private var pendingBlock: (streamID: UInt32, bytes: [UInt8], endStream: Bool)?
+    /// Bytes to write to the socket, in order.
+    private(set) var outbox: [UInt8] = []
+    private(set) var isClosed = false
+    /// We sent GOAWAY: no new streams; close once the open ones finish.
+    private(set) var goingAway = false
+    /// The peer sent GOAWAY.
+    private(set) var peerWentAway = false
+
+    init(config: Configuration = Configuration()) {
+        self.config = config
+        parser = HTTP2FrameParser(maxFrameSize: config.maxFrameSize)
+        decoder = HPACKDecoder(maxTableSize: config.headerTableSize, maxHeaderListSize: config.maxHeaderListSize)
+        encoder = HPACKEncoder(maxTableSize: 4096, useHuffman: true, useIndexing: true)
+        // The server preface: our SETTINGS first (§3.4), then the connection window.
+        write(HTTP2Frame(streamID: 0, flags: [], payload: .settings([
+            (HTTP2Settings.Identifier.maxConcurrentStreams.rawValue, UInt32(config.maxConcurrentStreams)),
+            (HTTP2Settings.Identifier.initialWindowSize.rawValue, UInt32(config.initialWindowSize)),
+            (HTTP2Settings.Identifier.maxFrameSize.rawValue, UInt32(config.maxFrameSize)),
+            (HTTP2Settings.Identifier.headerTableSize.rawValue, UInt32(config.headerTableSize)),
+            (HTTP2Settings.Identifier.maxHeaderListSize.rawValue, UInt32(config.maxHeaderListSize)),
+        ])))
+        if config.connectionWindowSize > 65_535 {
+            write(HTTP2Frame(streamID: 0, flags: [], payload: .windowUpdate(UInt32(config.connectionWindowSize - 65_535))))
+            connectionReceiveWindow = config.connectionWindowSize
+        }
+    }
+
+    /// Open streams.
+    var openStreamCount: Int { streams.count }
+
+    /// True once nothing more will happen: closed, or going away with no streams left.
+    var isFinished: Bool { isClosed || ((goingAway || peerWentAway) && streams.isEmpty && pendingBlock == nil) }
+
+    /// Takes the bytes to write.
+    mutating func takeOutbox() -> [UInt8] {
+        let out = outbox
+        outbox.removeAll(keepingCapacity: true)
+        return out
+    }
+
+    /// Response bytes queued on a stream and not yet written (for back-pressure).
+    func queuedBytes(_ id: UInt32) -> Int { streams[id]?.queuedBytes ?? 0 }
+
+    /// Whether the stream is still open for responses.
+    func isOpen(_ id: UInt32) -> Bool { streams[id].map { !$0.localEndQueued } ?? false }
+
+    private mutating func write(_ frame: HTTP2Frame) {
+        HTTP2FrameSerializer.serialize(frame, into: &outbox)
+    }
+
+    // MARK: Input
+
+    /// Feeds received bytes; returns the events they complete.
+    mutating func receive<C: Collection>(_ bytes: C) -> [Event] where C.Element == UInt8 {
+        guard !isClosed else { return [] }
+        var events: [Event] = []
+        var input = bytes[...]
+        if prefaceBytesSeen < Self.clientPreface.count {
+            while prefaceBytesSeen < Self.clientPreface.count, let b = input.first {
+                guard b == Self.clientPreface[prefaceBytesSeen] else {
+                    connectionError(.connection(.protocolError, "invalid connection preface"), events: &events)
+                    return events
+                }
+                prefaceBytesSeen += 1
+                input = input.dropFirst()
+            }
+            if prefaceBytesSeen < Self.clientPreface.count { return events }
+        }
+        parser.append(input)
+        while !isClosed {
+            do {
+                guard let parsed = try parser.next() else { break }
+                try handle(parsed, events: &events)
+            } catch {
+                if let stream = error.streamID {
+                    resetStream(stream, error.code, events: &events)
+                } else {
+                    connectionError(error, events: &events)
+                }
+            }
+        }
+        flush()
+        return events
+    }
+
+    /// The peer closed the socket: every open stream is cancelled.
+    mutating func peerDisconnected() -> [Event] {
+        var events: [Event] = []
+        for id in streams.keys.sorted() { events.append(.streamReset(id, .cancel)) }
+        streams = [:]
+        sendOrder = []
+        isClosed = true
+        return events
+    }
+
+    private mutating func handle(_ parsed: HTTP2FrameParser.Parsed, events: inout [Event]) throws(HTTP2ProtocolViolation) {
+        let frame = parsed.frame
+        if let block = pendingBlock {
+            guard case .continuation(let more) = frame.payload, frame.streamID == block.streamID else {
+                throw .connection(.protocolError, "expected CONTINUATION on stream \(block.streamID)")
+            }
+            let total = block.bytes.count + more.count
+            guard total <= config.maxHeaderBlockSize else {
+                throw .connection(.enhanceYourCalm, "header block larger than \(config.maxHeaderBlockSize) bytes")
+            }
+            pendingBlock!.bytes.append(contentsOf: more)
+            if frame.flags.contains(.endHeaders) {
+                let complete = pendingBlock!
+                pendingBlock = nil
+                try headerBlockComplete(streamID: complete.streamID, block: complete.bytes, endStream: complete.endStream, events: &events)
+            }
+            return
+        }
+        switch frame.payload {
+        case .data(let body):
+            try receiveData(frame.streamID, body, flowLength: parsed.length, endStream: frame.flags.contains(.endStream), events: &events)
+        case .headers(let block, let priority):
+            if let priority, priority.dependency == frame.streamID {
+                throw .stream(frame.streamID, .protocolError, "stream \(frame.streamID) depends on itself")
+            }
+            guard block.count <= config.maxHeaderBlockSize else {
+                throw .connection(.enhanceYourCalm, "header block larger than \(config.maxHeaderBlockSize) bytes")
+            }
+            if frame.flags.contains(.endHeaders) {
+                try headerBlockComplete(streamID: frame.streamID, block: block, endStream: frame.flags.contains(.endStream), events: &events)
+            } else {
+                pendingBlock = (frame.streamID, block, frame.flags.contains(.endStream))
+            }
+        case .priority(let p):
+            if p.dependency == frame.streamID {
+                throw .stream(frame.streamID, .protocolError, "stream \(frame.streamID) depends on itself")
+            }
+        case .rstStream(let code):
+            if frame.streamID > lastPeerStreamID && streams[frame.streamID] == nil {
+                throw .connection(.protocolError, "RST_STREAM on idle stream \(frame.streamID)")
+            }
+            if streams.removeValue(forKey: frame.streamID) != nil {
+                sendOrder.removeAll { $0 == frame.streamID }
+                events.append(.streamReset(frame.streamID, code))
+            }
+        case .settings(let values):
+            if frame.flags.contains(.ack) {
+                if !localSettingsAcknowledged {
+                    localSettingsAcknowledged = true
+                    // Our initial window now applies to streams opened under the default.
+                    let delta = config.initialWindowSize - 65_535
+                    for id in streams.keys { streams[id]!.receiveWindow += delta }
+                }
+            } else {
+                try applyPeerSettings(values)
+                write(HTTP2Frame(streamID: 0, flags: .ack, payload: .settings([])))
+            }
+        case .pushPromise:
+            throw .connection(.protocolError, "PUSH_PROMISE sent by a client")
+        case .ping(let opaque):
+            if !frame.flags.contains(.ack) { write(HTTP2Frame(streamID: 0, flags: .ack, payload: .ping(opaque))) }
+        case .goAway:
+            peerWentAway = true
+        case .windowUpdate(let increment):
+            try receiveWindowUpdate(frame.streamID, Int(increment))
+        case .continuation:
+            throw .connection(.protocolError, "CONTINUATION without a preceding HEADERS on stream \(frame.streamID)")
+        case .unknown:
+            break
+        }
+    }
+
+    private mutating func applyPeerSettings(_ values: [(UInt16, UInt32)]) throws(HTTP2ProtocolViolation) {
+        let oldWindow = peerSettings.initialWindowSize
+        for (id, value) in values { try peerSettings.apply(identifier: id, value: value) }
+        let delta = peerSettings.initialWindowSize - oldWindow
+        if delta != 0 {
+            for id in streams.keys {
+                streams[id]!.sendWindow += delta
+                if streams[id]!.sendWindow > HTTP2Settings.maxWindowSize {
+                    throw .connection(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(id)")
+                }
+            }
+        }
+        encoder.setMaxTableSize(min(peerSettings.headerTableSize, 4096))
+    }
+
+    private mutating func receiveWindowUpdate(_ streamID: UInt32, _ increment: Int) throws(HTTP2ProtocolViolation) {
+        if streamID == 0 {
+            guard increment > 0 else { throw .connection(.protocolError, "WINDOW_UPDATE with increment 0 on the connection") }
+            connectionSendWindow += increment
+            guard connectionSendWindow <= HTTP2Settings.maxWindowSize else {
+                throw .connection(.flowControlError, "connection send window exceeds 2^31-1")
+            }
+            return
+        }
+        guard streams[streamID] != nil else {
+            if streamID > lastPeerStreamID { throw .connection(.protocolError, "WINDOW_UPDATE on idle stream \(streamID)") }
+            return  // a stream closed recently: ignored (§5.1)
+        }
+        guard increment > 0 else { throw .stream(streamID, .protocolError, "WINDOW_UPDATE with increment 0 on stream \(streamID)") }
+        streams[streamID]!.sendWindow += increment
+        guard streams[streamID]!.sendWindow <= HTTP2Settings.maxWindowSize else {
+            throw .stream(streamID, .flowControlError, "send window of stream \(streamID) exceeds 2^31-1")
+        }
+    }
+
+    private mutating func receiveData(_ id: UInt32, _ body: [UInt8], flowLength: Int, endStream: Bool, events: inout [Event]) throws(HTTP2ProtocolViolation) {
+        // Connection-level flow control counts every DATA frame, whatever its stream.
+        guard flowLength <= connectionReceiveWindow else {
+            throw .connection(.flowControlError, "DATA of \(flowLength) bytes exceeds the connection window (\(connectionReceiveWindow))")
+        }
+        connectionReceiveWindow -= flowLength
+        replenishConnectionWindow()
+        guard streams[id] != nil else {
+            if id > lastPeerStreamID { throw .connection(.protocolError, "DATA on idle stream \(id)") }
+            return  // a stream we already closed or reset: ignored (§5.1)
+        }
+        guard !streams[id]!.remoteClosed else { throw .stream(id, .streamClosed, "DATA after END_STREAM on stream \(id)") }
+        guard flowLength <= streams[id]!.receiveWindow else {
+            throw .stream(id, .flowControlError, "DATA of \(flowLength) bytes exceeds the window of stream \(id)")
+        }
+        streams[id]!.receiveWindow -= flowLength
+        if endStream {
+            streams[id]!.remoteClosed = true
+        } else {
+            // The bytes are handed over now, so the window is replenished now.
+            let target = localSettingsAcknowledged ? config.initialWindowSize : 65_535
+            if streams[id]!.receiveWindow <= target / 2 {
+                write(HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(UInt32(target - streams[id]!.receiveWindow))))
+                streams[id]!.receiveWindow = target
+            }
+        }
+        events.append(.data(id, body, endStream: endStream))
+        closeIfDone(id)
+    }
+
+    private mutating func replenishConnectionWindow() {
+        let target = max(config.connectionWindowSize, 65_535)
+        if connectionReceiveWindow <= target / 2 {
+            write(HTTP2Frame(streamID: 0, flags: [], payload: .windowUpdate(UInt32(target - connectionReceiveWindow))))
+            connectionReceiveWindow = target
+        }
+    }
+
+    private mutating func headerBlockComplete(streamID id: UInt32, block: [UInt8], endStream: Bool, events: inout [Event]) throws(HTTP2ProtocolViolation) {
+        // Decode first, always: the dynamic table must follow the peer's encoder even for
+        // streams we then refuse.
+        let headers: [HTTP2Header]
+        var listTooLarge = false
+        do {
+            headers = try decoder.decode(block)
+        } catch .headerListTooLarge {
+            headers = []
+            listTooLarge = true
+        } catch {
+            throw .connection(.compressionError, "header block on stream \(id): \(error)")
+        }
+        if streams[id] != nil {
+            // Trailers: must end the stream.
+            guard !streams[id]!.remoteClosed else { throw .stream(id, .streamClosed, "HEADERS after END_STREAM on stream \(id)") }
+            guard endStream else { throw .stream(id, .protocolError, "trailers without END_STREAM on stream \(id)") }
+            streams[id]!.remoteClosed = true
+            events.append(.data(id, [], endStream: true))
+            closeIfDone(id)
+            return
+        }
+        guard id % 2 == 1 else { throw .connection(.protocolError, "client opened even-numbered stream \(id)") }
+        guard id > lastPeerStreamID else { throw .connection(.streamClosed, "HEADERS on closed stream \(id)") }
+        lastPeerStreamID = id
+        if goingAway { return }  // §6.8: streams after our GOAWAY are ignored
+        if listTooLarge { throw .stream(id, .protocolError, "request header list larger than \(config.maxHeaderListSize) bytes") }
+        guard streams.count < config.maxConcurrentStreams else {
+            throw .stream(id, .refusedStream, "more than \(config.maxConcurrentStreams) concurrent streams")
+        }
+        let request: HTTP2RequestHeaders
+        switch HTTP2RequestHeaders.validate(headers) {
+        case .success(let r): request = r
+        case .failure(let v): throw .stream(id, v.code, v.message)
+        }
+        var stream = HTTP2StreamState(id: id, sendWindow: peerSettings.initialWindowSize,
+                                      receiveWindow: localSettingsAcknowledged ? config.initialWindowSize : 65_535)
+        stream.remoteClosed = endStream
+        streams[id] = stream
+        sendOrder.append(id)
+        events.append(.streamOpened(id, request, endStream: endStream))
+    }
+
+    // MARK: Errors and closing
+
+    private mutating func resetStream(_ id: UInt32, _ code: HTTP2ErrorCode, events: inout [Event]) {
+        write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(code)))
+        if streams.removeValue(forKey: id) != nil {
+            sendOrder.removeAll { $0 == id }
+            events.append(.streamReset(id, code))
+        }
+    }
+
+    private mutating func connectionError(_ v: HTTP2ProtocolViolation, events: inout [Event]) {
+        write(HTTP2Frame(streamID: 0, flags: [], payload: .goAway(lastStreamID: lastPeerStreamID, error: v.code, debugData: Array(v.message.utf8))))
+        for id in streams.keys.sorted() { events.append(.streamReset(id, v.code)) }
+        streams = [:]
+        sendOrder = []
+        isClosed = true
+    }
+
+    /// Graceful shutdown: GOAWAY(NO_ERROR) naming the last stream we will serve.
+    mutating func goAway() {
+        guard !goingAway, !isClosed else { return }
+        goingAway = true
+        write(HTTP2Frame(streamID: 0, flags: [], payload: .goAway(lastStreamID: lastPeerStreamID, error: .noError, debugData: [])))
+    }
+
+    /// Removes a stream whose two halves are closed. When our half closed first while the
+    /// client is still sending, tells it to stop with RST_STREAM(NO_ERROR) (§8.1).
+    private mutating func closeIfDone(_ id: UInt32) {
+        guard let s = streams[id], s.localClosed else { return }
+        if !s.remoteClosed { write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.noError))) }
+        streams[id] = nil
+        sendOrder.removeAll { $0 == id }
+    }
+
+    // MARK: Output
+
+    public enum SendError: Error, Equatable {
+        /// The stream is closed, reset or already ended.
+        case streamClosed
+    }
+
+    /// Queues response headers (or trailers, if headers were already sent).
+    mutating func sendHeaders(_ id: UInt32, _ headers: [HTTP2Header], endStream: Bool) throws(SendError) {
+        guard !isClosed, streams[id] != nil, !streams[id]!.localEndQueued else { throw .streamClosed }
+        streams[id]!.responseHeadersQueued = true
+        streams[id]!.pending.append(.headers(headers, endStream: endStream))
+        if endStream { streams[id]!.localEndQueued = true }
+        flush()
+    }
+
+    /// Queues response body bytes; they are written as the windows allow.
+    mutating func sendData(_ id: UInt32, _ bytes: [UInt8], endStream: Bool) throws(SendError) {
+        guard !isClosed, streams[id] != nil, !streams[id]!.localEndQueued else { throw .streamClosed }
+        streams[id]!.pending.append(.data(bytes, endStream: endStream))
+        if endStream { streams[id]!.localEndQueued = true }
+        flush()
+    }
+
+    /// Resets a stream from the server side.
+    mutating func reset(_ id: UInt32, _ code: HTTP2ErrorCode) {
+        guard !isClosed, streams[id] != nil else { return }
+        write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(code)))
+        streams[id] = nil
+        sendOrder.removeAll { $0 == id }
+    }
+
+    /// Writes every queued item that flow control allows, streams taking turns.
+    mutating func flush() {
+        guard !isClosed else { return }
+        var progress = true
+        while progress {
+            progress = false
+            for id in sendOrder {
+                if writeNext(id) { progress = true }
+            }
+        }
+    }
+
+    /// Writes one frame's worth from the stream's queue; false when blocked or empty.
+    private mutating func writeNext(_ id: UInt32) -> Bool {
+        guard var s = streams[id], let item = s.pending.first else { return false }
+        switch item {
+        case .headers(let headers, let endStream):
+            writeHeaderBlock(id, encoder.encode(headers), endStream: endStream)
+            s.pending.removeFirst()
+            if endStream { s.localClosed = true }
+        case .data(let bytes, let endStream):
+            let remaining = bytes.count - s.pendingOffset
+            let allowed = min(remaining, peerSettings.maxFrameSize, max(0, connectionSendWindow), max(0, s.sendWindow))
+            if allowed == 0 && remaining > 0 { return false }
+            let chunk = Array(bytes[s.pendingOffset..<(s.pendingOffset + allowed)])
+            let last = allowed == remaining
+            write(HTTP2Frame(streamID: id, flags: last && endStream ? .endStream : [], payload: .data(chunk)))
+            connectionSendWindow -= allowed
+            s.sendWindow -= allowed
+            if last {
+                s.pending.removeFirst()
+                s.pendingOffset = 0
+                if endStream { s.localClosed = true }
+            } else {
+                s.pendingOffset += allowed
+            }
+        }
+        streams[id] = s
+        if s.localClosed { closeIfDone(id) }
+        return true
+    }
+
+    private mutating func writeHeaderBlock(_ id: UInt32, _ block: [UInt8], endStream: Bool) {
+        let maxSize = peerSettings.maxFrameSize
+        var offset = min(block.count, maxSize)
+        let first = Array(block[0..<offset])
+        var flags: HTTP2Frame.Flags = endStream ? .endStream : []
+        if offset == block.count { flags.insert(.endHeaders) }
+        write(HTTP2Frame(streamID: id, flags: flags, payload: .headers(block: first, priority: nil)))
+        while offset < block.count {
+            let end = min(block.count, offset + maxSize)
+            write(HTTP2Frame(streamID: id, flags: end == block.count ? .endHeaders : [], payload: .continuation(Array(block[offset..<end]))))
+            offset = end
+        }
+    }
+}

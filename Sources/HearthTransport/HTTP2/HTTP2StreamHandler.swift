@@ -1,0 +1,72 @@
+/// What the HTTP/2 server hands each request stream to: the application layer (gRPC).
+///
+/// `open` is called on the connection's reader thread when a request's headers are
+/// complete; it returns the receiver for the request body. The receiver's methods are
+/// called on that same thread, serially, in arrival order, and must not block for long
+/// (hand real work to another thread). Responses go through the `HTTP2ServerStream`,
+/// from any thread.
+public protocol HTTP2StreamHandler: Sendable {
+    func open(_ stream: HTTP2ServerStream, request: HTTP2RequestHeaders, endStream: Bool) -> any HTTP2RequestBodyReceiver
+}
+
+/// Receives one request stream's body and its end.
+public protocol HTTP2RequestBodyReceiver: AnyObject {
+    /// Body bytes in order; `endStream` once the client has finished its side.
+    func received(_ data: [UInt8], endStream: Bool)
+    /// The stream was reset (by the client, a protocol error or the connection closing);
+    /// nothing more can be sent on it.
+    func reset(_ code: HTTP2ErrorCode)
+}
+
+/// The response side of one request stream.
+public final class HTTP2ServerStream: Sendable {
+    public let id: UInt32
+    public let request: HTTP2RequestHeaders
+    private let connection: HTTP2Connection
+
+    init(id: UInt32, request: HTTP2RequestHeaders, connection: HTTP2Connection) {
+        self.id = id
+        self.request = request
+        self.connection = connection
+    }
+
+    /// Sends the response headers (`endStream` for a headers-only / trailers-only response).
+    public func sendHeaders(_ headers: [HTTP2Header], endStream: Bool = false) throws(HTTP2ConnectionState.SendError) {
+        try connection.perform { (state: inout HTTP2ConnectionState) throws(HTTP2ConnectionState.SendError) in
+            try state.sendHeaders(id, headers, endStream: endStream)
+        }
+    }
+
+    /// Sends body bytes; they go out as flow control allows.
+    public func sendData(_ bytes: [UInt8], endStream: Bool = false) throws(HTTP2ConnectionState.SendError) {
+        try connection.perform { (state: inout HTTP2ConnectionState) throws(HTTP2ConnectionState.SendError) in
+            try state.sendData(id, bytes, endStream: endStream)
+        }
+    }
+
+    /// Sends trailers, ending the stream.
+    public func sendTrailers(_ headers: [HTTP2Header]) throws(HTTP2ConnectionState.SendError) {
+        try sendHeaders(headers, endStream: true)
+    }
+
+    /// Sends response headers (when given), body bytes (when any) and trailers (when given,
+    /// ending the stream) in one step, so they leave in one write to the socket.
+    public func send(headers: [HTTP2Header]?, data: [UInt8], trailers: [HTTP2Header]?) throws(HTTP2ConnectionState.SendError) {
+        try connection.perform { (state: inout HTTP2ConnectionState) throws(HTTP2ConnectionState.SendError) in
+            if let headers { try state.sendHeaders(id, headers, endStream: false) }
+            if !data.isEmpty { try state.sendData(id, data, endStream: false) }
+            if let trailers { try state.sendHeaders(id, trailers, endStream: true) }
+        }
+    }
+
+    /// Resets the stream.
+    public func reset(_ code: HTTP2ErrorCode = .cancel) {
+        connection.perform { (state: inout HTTP2ConnectionState) in state.reset(id, code) }
+    }
+
+    /// Response bytes queued and not yet written (flow control), for back-pressure.
+    public var queuedBytes: Int { connection.read { $0.queuedBytes(id) } }
+
+    /// Whether responses can still be sent.
+    public var isOpen: Bool { connection.read { $0.isOpen(id) } }
+}

@@ -1,0 +1,302 @@
+// `hearth-bench --server`: `hearth serve` (this build) measured from outside, as clients see
+// it, with h2load on fixed gRPC bodies and REST over HTTP/1.1; with `--compare HOST:PORT` or
+// `--compare-official`, the same runs against the other server, interleaved (A, B, A, B…) so
+// a noisy machine affects both alike, and the ratios. Then the Listen fan-out: one commit
+// reaching many open Listen streams.
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ServerBenchmarkOptions {
+    var compare: String?
+    var compareOfficial = false
+    var officialPort = 8090
+    var seconds = 5.0
+    var warmUp = 2.0
+    var rounds = 2
+    var documents = 20_000
+    var only: Set<ServerWorkload.Kind> = Set(ServerWorkload.Kind.allCases)
+    var shapes: [(connections: Int, streams: Int)] = [(1, 1), (4, 8)]
+    var listenStreams = 1_000
+    var listenCommits = 20
+    var hearthArguments: [String] = []
+
+    static let usage = """
+        usage: hearth-bench --server [--compare HOST:PORT | --compare-official [--official-port P]]
+                                     [--seconds D] [--warm-up W] [--rounds R] [--documents N]
+                                     [--only get,batchget,query-eq,query-range,commit-incr,commit-set,rest-get,listen]
+                                     [--shapes 1x1,4x8] [--listen-streams S] [--listen-commits K]
+                                     [--hearth-arg ARG]...
+          Starts `hearth serve` from this build (use a release build), seeds N workload documents
+          (default 20000: ~200 match the equality query), checks every request kind's answer and
+          grpc-status once, then runs h2load (nghttp2-client) on each for D seconds (default 5,
+          after W seconds of warm-up, default 2) at each connections x streams shape, R rounds
+          (default 2). --compare / --compare-official run the same against the other server
+          (the official emulator on 127.0.0.1:P, default 8090), interleaved, and print ratios.
+          The Listen fan-out opens S Listen streams (default 1000) on one document and times
+          K commits (default 20) reaching every stream.
+        """
+
+    init(_ args: [String]) throws {
+        var rest = args[...]
+        func value(_ flag: String) throws -> String {
+            guard let v = rest.popFirst() else { throw BenchError("\(flag) needs a value") }
+            return v
+        }
+        func number(_ flag: String) throws -> Double {
+            let v = try value(flag)
+            guard let n = Double(v), n > 0 else { throw BenchError("\(flag) must be a positive number, got '\(v)'") }
+            return n
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--server": break
+            case "--compare": compare = try value(flag)
+            case "--compare-official": compareOfficial = true
+            case "--official-port": officialPort = Int(try number(flag))
+            case "--seconds": seconds = try number(flag)
+            case "--warm-up": warmUp = Double(try value(flag)) ?? warmUp
+            case "--rounds": rounds = Int(try number(flag))
+            case "--documents": documents = Int(try number(flag))
+            case "--listen-streams": listenStreams = Int(try number(flag))
+            case "--listen-commits": listenCommits = Int(try number(flag))
+            case "--hearth-arg": hearthArguments.append(try value(flag))
+            case "--only":
+                let names = try value(flag).split(separator: ",").map(String.init)
+                only = []
+                listenStreams = 0
+                for name in names {
+                    if name == "listen" { listenStreams = 1_000; continue }
+                    guard let kind = ServerWorkload.Kind.allCases.first(where: { $0.flag == name }) else {
+                        throw BenchError("--only: unknown workload '\(name)'")
+                    }
+                    only.insert(kind)
+                }
+            case "--shapes":
+                shapes = try value(flag).split(separator: ",").map { shape in
+                    let parts = shape.split(separator: "x")
+                    guard parts.count == 2, let c = Int(parts[0]), let m = Int(parts[1]), c > 0, m > 0 else {
+                        throw BenchError("--shapes wants CONNECTIONSxSTREAMS, e.g. 4x8; got '\(shape)'")
+                    }
+                    return (c, m)
+                }
+            case "-h", "--help": print(Self.usage); exit(0)
+            default: throw BenchError("unknown argument '\(flag)'\n\n\(Self.usage)")
+            }
+        }
+        if compare != nil && compareOfficial { throw BenchError("--compare and --compare-official are exclusive") }
+    }
+}
+
+enum ServerBenchmark {
+    /// The servers being measured, stopped on SIGINT/SIGTERM too.
+    private static let running = Mutex<[ServerUnderTest]>([])
+
+    static func main(_ args: [String]) -> Int32 {
+        do {
+            let options = try ServerBenchmarkOptions(args)
+            try run(options)
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("hearth-bench --server: \(error)\n".utf8))
+            stopAll()
+            return 1
+        }
+    }
+
+    private static func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    private static func stopAll() {
+        for server in running.withLock({ $0 }) { server.stop() }
+    }
+
+    private static func run(_ options: ServerBenchmarkOptions) throws {
+        guard LoadRun.h2load() != nil, ChildProcess.which("nghttp") != nil else {
+            throw BenchError("h2load and nghttp are needed: apt-get install -y nghttp2-client")
+        }
+        #if DEBUG
+        progress("note: debug build; measure with `swift build -c release` and .build/release/hearth-bench --server")
+        #endif
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        var sources: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                progress("interrupted: stopping the servers")
+                stopAll()
+                exit(130)
+            }
+            source.resume()
+            sources.append(source)
+        }
+        defer { sources.forEach { $0.cancel() } }
+
+        let fixture = ServerFixture(n: options.documents)
+        progress("starting hearth serve")
+        var servers = [try ServerUnderTest.hearth(extraArguments: options.hearthArguments)]
+        running.withLock { $0 = servers }
+        defer { stopAll() }
+        if let other = options.compare {
+            servers.append(try ServerUnderTest.external(other))
+        } else if options.compareOfficial {
+            progress("starting the official emulator on 127.0.0.1:\(options.officialPort) (gcloud emulators firestore start)")
+            servers.append(try ServerUnderTest.official(port: options.officialPort))
+            running.withLock { $0 = servers }
+        }
+        for server in servers {
+            let idle = server.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?"
+            progress("\(server.label) at \(server.address), pid \(server.pid.map(String.init) ?? "unknown"), RSS \(idle)")
+        }
+
+        // Seed every server the same way.
+        let commits = fixture.seedCommits()
+        for server in servers {
+            let start = Date()
+            for (i, body) in commits.enumerated() {
+                let (status, answer) = try HTTPProbe.request(host: server.host, port: server.port, method: "POST",
+                                                             path: "/v1/\(BenchDatabase.documents):commit", body: body, timeout: 120)
+                guard status == 200 else {
+                    throw BenchError("seeding \(server.label): HTTP \(status) \(String(decoding: answer.prefix(300), as: UTF8.self))")
+                }
+                if (i + 1) % 10 == 0 || i + 1 == commits.count {
+                    progress("seeding \(server.label): \(min((i + 1) * 500, fixture.n + 3)) of \(fixture.n + 3) documents")
+                }
+            }
+            progress(String(format: "seeded \(server.label) in %.1f s", Date().timeIntervalSince(start)))
+        }
+
+        // Check each request kind once per server: status, trailers and the answer.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-bodies-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let workloads = fixture.workloads.filter { options.only.contains($0.kind) }
+        var bodyFiles: [ServerWorkload.Kind: String] = [:]
+        for w in workloads {
+            let path = dir.appendingPathComponent(w.kind.flag + ".bin").path
+            try Data(w.body).write(to: URL(fileURLWithPath: path))
+            bodyFiles[w.kind] = path
+        }
+        var broken: [String: String] = [:]  // "kind/server" → why
+        for w in workloads {
+            for server in servers {
+                if let problem = ResponseCheck.verify(w, on: server, bodyFile: bodyFiles[w.kind]!) {
+                    broken["\(w.kind.rawValue)/\(server.label)"] = problem
+                    progress("check \(w.kind.rawValue) on \(server.label): FAILED — \(problem)")
+                } else {
+                    progress("check \(w.kind.rawValue) on \(server.label): ok (\(w.isGRPC ? "grpc-status 0, " : "")\(w.expectation))")
+                }
+            }
+        }
+
+        // The timed runs, interleaved.
+        var results: [String: [LoadResult]] = [:]  // "kind/shape/server"
+        let total = workloads.count * options.shapes.count * options.rounds * servers.count
+        var done = 0
+        for w in workloads {
+            for shape in options.shapes {
+                for round in 1...options.rounds {
+                    for server in servers where broken["\(w.kind.rawValue)/\(server.label)"] == nil {
+                        done += 1
+                        let r = try LoadRun.run(w, on: server, connections: shape.connections, streams: shape.streams,
+                                                seconds: options.seconds, warmUp: round == 1 ? options.warmUp : 0,
+                                                bodyFile: bodyFiles[w.kind]!)
+                        results["\(w.kind.rawValue)/\(shape.connections)x\(shape.streams)/\(server.label)", default: []].append(r)
+                        progress(String(format: "[%d/%d] %@ %dx%d %@ round %d: %.0f req/s, p50 %.2f ms, p99 %.2f ms%@%@",
+                                        done, total, w.kind.rawValue, shape.connections, shape.streams, server.label, round,
+                                        r.requestsPerSecond, r.p50, r.p99,
+                                        r.cpuMicroseconds.map { String(format: ", CPU %.0f µs/req", $0) } ?? "",
+                                        r.failed > 0 ? ", \(r.failed) FAILED" : ""))
+                    }
+                }
+            }
+        }
+
+        // The Listen fan-out, one server after the other.
+        var fanouts: [String: FanoutResult] = [:]
+        var fanoutErrors: [String: String] = [:]
+        if options.listenStreams > 0 {
+            for server in servers {
+                progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenCommits) commits")
+                do {
+                    let r = try ListenFanout.run(on: server, streams: options.listenStreams, commits: options.listenCommits, progress: progress)
+                    fanouts[server.label] = r
+                    progress(String(format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d missing", r.p50, r.p99, r.max, r.missing))
+                } catch {
+                    fanoutErrors[server.label] = "\(error)"
+                    progress("  FAILED: \(error)")
+                }
+            }
+        }
+
+        let memory = servers.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
+        printTable(options: options, servers: servers, workloads: workloads, results: results, broken: broken,
+                   fanouts: fanouts, fanoutErrors: fanoutErrors, memory: memory)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let v = values.filter { !$0.isNaN }.sorted()
+        guard !v.isEmpty else { return .nan }
+        return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+    }
+
+    private static func printTable(options: ServerBenchmarkOptions, servers: [ServerUnderTest], workloads: [ServerWorkload],
+                                   results: [String: [LoadResult]], broken: [String: String],
+                                   fanouts: [String: FanoutResult], fanoutErrors: [String: String], memory: [String]) {
+        print("")
+        print("hearth-bench --server: \(options.documents) documents, h2load \(Int(options.seconds)) s runs, \(options.rounds) rounds\(servers.count > 1 ? " interleaved" : ""); medians over rounds")
+        var header = "workload            shape"
+        for s in servers { header += " | " + s.label.padding(toLength: 11, withPad: " ", startingAt: 0) + "req/s  p50 ms  p99 ms  CPU µs/req" }
+        if servers.count > 1 { header += " | req/s ratio  p99 ratio" }
+        print(header)
+        print(String(repeating: "-", count: header.count))
+        for w in workloads {
+            for shape in options.shapes {
+                let shapeName = "\(shape.connections)x\(shape.streams)"
+                var line = w.kind.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0) + shapeName.padding(toLength: 5, withPad: " ", startingAt: 0)
+                var rps: [Double] = [], p99s: [Double] = []
+                for s in servers {
+                    if let why = broken["\(w.kind.rawValue)/\(s.label)"] {
+                        line += " | " + ("check failed: " + why).padding(toLength: 44, withPad: " ", startingAt: 0)
+                        rps.append(.nan); p99s.append(.nan)
+                        continue
+                    }
+                    let runs = results["\(w.kind.rawValue)/\(shapeName)/\(s.label)"] ?? []
+                    let r = median(runs.map(\.requestsPerSecond)), p50 = median(runs.map(\.p50)), p99 = median(runs.map(\.p99))
+                    let cpu = median(runs.compactMap(\.cpuMicroseconds))
+                    let failed = runs.reduce(0) { $0 + $1.failed }
+                    let cpuText = cpu.isNaN ? "?" : String(format: "%.0f", cpu)
+                    line += " | " + String(format: "%16.0f %7.2f %7.2f", r, p50, p99)
+                        + String(repeating: " ", count: max(1, 12 - cpuText.count)) + cpuText
+                    if failed > 0 { line += " (\(failed) failed)" }
+                    rps.append(r); p99s.append(p99)
+                }
+                if servers.count > 1 {
+                    line += String(format: " | %10.2fx %9.2fx", rps[0] / rps[1], p99s[1] / p99s[0])
+                }
+                print(line)
+            }
+        }
+        if servers.count > 1 {
+            print("req/s ratio: \(servers[0].label) ÷ \(servers[1].label) (above 1: \(servers[0].label) is faster); p99 ratio: \(servers[1].label) ÷ \(servers[0].label) (above 1: \(servers[0].label)'s p99 is lower)")
+        }
+        if options.listenStreams > 0 {
+            print("")
+            print("Listen fan-out: \(options.listenStreams) open Listen streams on one document, \(options.listenCommits) commits; time from sending a commit to each stream's DocumentChange")
+            for s in servers {
+                if let r = fanouts[s.label] {
+                    print(String(format: "  %-8@ p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  %d of %d deliveries missing",
+                                 s.label as NSString, r.p50, r.p99, r.max, r.missing, r.streams * r.commits))
+                } else {
+                    print("  \(s.label.padding(toLength: 8, withPad: " ", startingAt: 0)) failed: \(fanoutErrors[s.label] ?? "?")")
+                }
+            }
+        }
+        print("")
+        print("after the runs: " + memory.joined(separator: ", "))
+    }
+}

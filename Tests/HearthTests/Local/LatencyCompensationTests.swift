@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+@testable import Hearth
+
+/// The event sequences of an instance's own writes, each checked against what the Firebase
+/// iOS SDK's own integration tests assert (firebase-ios-sdk, Firestore/Example/Tests/
+/// Integration/API/…, and the spec tests in Firestore/Example/Tests/SpecTests/json/). One
+/// difference runs through them: the SDK's listeners may first raise a snapshot from its
+/// cache (`isFromCache == true`) and then the synced one; Hearth's listeners start in sync,
+/// so that first cached snapshot never comes and the counts below are one lower where the
+/// SDK's test expects it.
+@Suite("Latency compensation")
+struct LatencyCompensationTests {
+    // MARK: Document listeners (FIRDatabaseTests testDocumentSnapshotEvents_*)
+
+    @Test("set on a missing document: a pending local event, no second event (testDocumentSnapshotEvents_forAdd)")
+    func documentAdd() async throws {
+        let db = localDB()
+        let ref = db.collection("rooms").document()
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(events.add)
+        try await ref.setData(["a": 1])
+        await db.waitUntilIdle()
+        #expect(events.values.map { localShow($0) } == ["-", "{a:1} P"])
+        r.remove()
+    }
+
+    @Test("with metadata changes: missing, pending, acknowledged (testDocumentSnapshotEvents_forAddIncludingMetadata)")
+    func documentAddIncludingMetadata() async throws {
+        let db = localDB()
+        let ref = db.collection("rooms").document()
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        try await ref.setData(["a": 1])
+        await db.waitUntilIdle()
+        #expect(events.values.map { localShow($0) } == ["-", "{a:1} P", "{a:1}"])
+        #expect(events.values.allSatisfy { !$0.metadata.isFromCache })
+        r.remove()
+    }
+
+    @Test("change: initial, then the new data pending (testDocumentSnapshotEvents_forChange)")
+    func documentChange() async throws {
+        let db = localDB()
+        let ref = db.collection("rooms").document()
+        try await ref.setData(["a": 1])
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(events.add)
+        try await ref.setData(["b": 2])
+        await db.waitUntilIdle()
+        #expect(events.values.map { localShow($0) } == ["{a:1}", "{b:2} P"])
+        r.remove()
+    }
+
+    @Test("change with metadata: initial, pending, acknowledged (testDocumentSnapshotEvents_forChangeIncludingMetadata, less its cached first event)")
+    func documentChangeIncludingMetadata() async throws {
+        let db = localDB()
+        let ref = db.collection("rooms").document()
+        try await ref.setData(["a": 1])
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        try await ref.setData(["b": 2])
+        await db.waitUntilIdle()
+        #expect(events.values.map { localShow($0) } == ["{a:1}", "{b:2} P", "{b:2}"])
+        r.remove()
+    }
+
+    @Test("delete: initial, then missing with no pending writes, with or without metadata changes (testDocumentSnapshotEvents_forDelete, _forDeleteIncludingMetadata)")
+    func documentDelete() async throws {
+        for includeMetadata in [false, true] {
+            let db = localDB()
+            let ref = db.collection("rooms").document()
+            try await ref.setData(["a": 1])
+            let events = LocalEvents<DocumentSnapshot>()
+            let r = ref.addSnapshotListener(includeMetadataChanges: includeMetadata, listener: events.add)
+            try await ref.delete()
+            await db.waitUntilIdle()
+            // A missing document carries no pending writes, so the acknowledgement changes nothing.
+            #expect(events.values.map { localShow($0) } == ["{a:1}", "-"])
+            #expect(events.values.allSatisfy { !$0.metadata.hasPendingWrites })
+            r.remove()
+        }
+    }
+
+    // MARK: Query listeners (FIRDatabaseTests testQuerySnapshotEvents_*)
+
+    @Test("query add, change, delete: one local event each, with the document pending (testQuerySnapshotEvents_forAdd / _forChange / _forDelete)")
+    func querySequences() async throws {
+        let db = localDB()
+        let rooms = db.collection("rooms")
+        let events = LocalEvents<QuerySnapshot>()
+        let r = rooms.addSnapshotListener(events.add)
+        try await rooms.document("x").setData(["a": 1])
+        try await rooms.document("x").setData(["b": 2])
+        try await rooms.document("x").delete()
+        await db.waitUntilIdle()
+        let s = events.values
+        #expect(s.map(localShow) == ["", "x{a:1}* P", "x{b:2}* P", ""])
+        #expect(s.dropFirst().map { localChanges($0.documentChanges) } == [["added x -→0"], ["modified x 0→0"], ["removed x 0→-"]])
+        #expect(s.allSatisfy { !$0.metadata.isFromCache })
+        r.remove()
+    }
+
+    @Test("with metadata changes the acknowledgement is a metadata-only .modified change, left out of documentChanges")
+    func queryAcknowledgementIsAMetadataChange() async throws {
+        let db = localDB()
+        let rooms = db.collection("rooms")
+        let events = LocalEvents<QuerySnapshot>()
+        let r = rooms.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        try await rooms.document("x").setData(["a": 1])
+        await db.waitUntilIdle()
+        let s = events.values
+        #expect(s.map(localShow) == ["", "x{a:1}* P", "x{a:1}"])
+        let ack = try #require(s.last)
+        #expect(ack.documentChanges.isEmpty)
+        #expect(localChanges(ack.documentChanges(includeMetadataChanges: true)) == ["modified x 0→0"])
+        r.remove()
+    }
+
+    // MARK: Batches (FIRWriteBatchTests)
+
+    @Test("a batch: one local event with every write, then the acknowledgement (testBatchesCommitAtomicallyRaisingCorrectEvents)")
+    func batchCommit() async throws {
+        let db = localDB()
+        let c = db.collection("c")
+        let events = LocalEvents<QuerySnapshot>()
+        let r = c.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        let batch = db.batch()
+        batch.setData(["a": 1], forDocument: c.document("a"))
+        batch.setData(["b": 2], forDocument: c.document("b"))
+        try await batch.commit()
+        await db.waitUntilIdle()
+        #expect(events.values.map(localShow) == ["", "a{a:1}* b{b:2}* P", "a{a:1} b{b:2}"])
+        r.remove()
+    }
+
+    @Test("a batch failing a precondition: the local event, then its rollback, and NOT_FOUND (testBatchesFailAtomicallyRaisingCorrectEvents)")
+    func batchRejectedByPrecondition() async throws {
+        let db = localDB()
+        let c = db.collection("c")
+        let events = LocalEvents<QuerySnapshot>()
+        let r = c.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        let batch = db.batch()
+        batch.setData(["a": 1], forDocument: c.document("a"))
+        batch.updateData(["b": 2], forDocument: c.document("b"))
+        await #expect(throws: FirestoreErrorCode.self) { try await batch.commit() }
+        await db.waitUntilIdle()
+        #expect(events.values.map(localShow) == ["", "a{a:1}* P", ""])
+        #expect(try await c.getDocuments().isEmpty)
+        r.remove()
+    }
+
+    @Test("the same document written several times in a batch shows its final local state (testCanWriteTheSameDocumentMultipleTimes)")
+    func batchSameDocument() async throws {
+        let clock = ManualClock(now: Timestamp(seconds: 1_700_000_000, nanoseconds: 0))
+        let db = localDB(clock: clock)
+        let ref = db.collection("c").document("d")
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        let batch = db.batch()
+        batch.deleteDocument(ref)
+        batch.setData(["a": 1, "b": 1, "when": "when"], forDocument: ref)
+        batch.updateData(["b": 2, "when": FieldValue.serverTimestamp()], forDocument: ref)
+        try await batch.commit()
+        await db.waitUntilIdle()
+        #expect(events.values.map { localShow($0) } == ["-", "{a:1,b:2,when:null} P", "{a:1,b:2,when:ts:1700000000}"])
+        r.remove()
+    }
+
+    // MARK: Rejections
+
+    @Test("a write the rules deny: shown, rolled back, PERMISSION_DENIED (write_spec_test.json 'Failed writes are released immediately.')")
+    func writeRejectedByRules() async throws {
+        let admin = localDB()
+        try admin.setRules("""
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{db}/documents {
+            match /c/{id} { allow read: if true; allow write: if request.resource.data.v < 10; }
+          }
+        }
+        """)
+        try await admin.collection("c").document("a").setData(["v": 1])
+        let alice = admin.authenticated(uid: "alice")
+        let events = LocalEvents<QuerySnapshot>()
+        let r = alice.collection("c").addSnapshotListener(events.add)
+        let failure = await apiCallback { done in alice.collection("c").document("a").setData(["v": 20]) { done($0) } }
+        await alice.waitUntilIdle()
+        #expect((failure as NSError?)?.code == FirestoreErrorCode.permissionDenied.rawValue)
+        // The spec test's rollback is a .modified back to the committed data.
+        #expect(events.values.map(localShow) == ["a{v:1}", "a{v:20}* P", "a{v:1}"])
+        #expect(localChanges(events.values[2].documentChanges) == ["modified a 0→0"])
+        r.remove()
+    }
+
+    @Test("updateData on a missing document changes nothing locally and fails NOT_FOUND (testServerTimestampsFailViaUpdateOnNonexistentDocument)")
+    func updateOfMissingDocument() async throws {
+        let db = localDB()
+        let ref = db.collection("c").document("gone")
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        let failure = await apiCallback { done in ref.updateData(["when": FieldValue.serverTimestamp()]) { done($0) } }
+        await db.waitUntilIdle()
+        #expect((failure as NSError?)?.code == FirestoreErrorCode.notFound.rawValue)
+        #expect(events.values.map { localShow($0) } == ["-"])
+        r.remove()
+    }
+
+    // MARK: Transactions, other instances, the setting
+
+    @Test("a transaction raises no event before its commit (testServerTimestampsWorkViaTransactionSet)")
+    func transactionHasNoLocalEvent() async throws {
+        let db = localDB()
+        let ref = db.collection("c").document("t")
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        _ = try await db.runTransaction { txn, _ in
+            txn.setData(["a": 42, "when": FieldValue.serverTimestamp()], forDocument: ref)
+            return nil
+        }
+        await db.waitUntilIdle()
+        let s = events.values
+        #expect(s.count == 2 && !s[1].metadata.hasPendingWrites)
+        #expect(s[1].get("when") is Timestamp)
+        r.remove()
+    }
+
+    @Test("another instance of the same database sees the write once, when it commits")
+    func otherInstanceSeesTheCommitOnly() async throws {
+        let db = localDB()
+        let other = db.authenticated(uid: "bob")
+        let mine = LocalEvents<DocumentSnapshot>(), theirs = LocalEvents<DocumentSnapshot>()
+        let ref = db.collection("c").document("x")
+        let r1 = ref.addSnapshotListener(includeMetadataChanges: true, listener: mine.add)
+        let r2 = other.collection("c").document("x").addSnapshotListener(includeMetadataChanges: true, listener: theirs.add)
+        try await ref.setData(["a": 1])
+        await db.waitUntilIdle()
+        await other.waitUntilIdle()
+        #expect(mine.values.map { localShow($0) } == ["-", "{a:1} P", "{a:1}"])
+        #expect(theirs.values.map { localShow($0) } == ["-", "{a:1}"])
+        r1.remove(); r2.remove()
+    }
+
+    @Test("localWriteEvents = .afterCommit: one committed event per write, never pending")
+    func afterCommitSetting() async throws {
+        let db = localDB(events: .afterCommit)
+        let ref = db.collection("c").document("x")
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = ref.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        try await ref.setData(["a": 1, "when": FieldValue.serverTimestamp()])
+        try await ref.updateData(["a": 2])
+        await db.waitUntilIdle()
+        let s = events.values
+        #expect(s.count == 3 && s.allSatisfy { !$0.metadata.hasPendingWrites })
+        #expect(s[1].get("when") is Timestamp && s[2].get("a") as? Int == 2)
+        r.remove()
+    }
+
+    @Test("AsyncSequence snapshots carry the same sequence")
+    func asyncSequence() async throws {
+        let db = localDB()
+        let ref = db.collection("c").document("x")
+        var seen: [String] = []
+        var iterator = ref.snapshots(includeMetadataChanges: true).makeAsyncIterator()
+        seen.append(localShow(try #require(try await iterator.next())))
+        try await ref.setData(["a": 1])
+        seen.append(localShow(try #require(try await iterator.next())))
+        seen.append(localShow(try #require(try await iterator.next())))
+        #expect(seen == ["-", "{a:1} P", "{a:1}"])
+    }
+}
