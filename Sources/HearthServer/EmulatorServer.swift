@@ -11,7 +11,6 @@ import HearthTransport
 public final class EmulatorServer: Sendable {
     public let state: EmulatorState
     let http: HTTPServer
-    let http2: HTTP2Server
     let webChannel: WebChannelService
 
     /// Binds `host:port` (0 = ephemeral) and starts serving.
@@ -21,18 +20,14 @@ public final class EmulatorServer: Sendable {
         let webChannel = WebChannelService(state: state, limits: webChannelLimits)
         let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
-        let http2 = HTTP2Server(handler: GRPCRouter(services: [FirestoreGRPCService(state: state)]))
-        self.http2 = http2
-        http = try HTTPServer(host: host, port: port, limits: limits, http2: http2) { request in
+        let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
+        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
         self.webChannel = webChannel
-        // The HTTP/2 connections belong to the HTTP/2 server: it sends them GOAWAY.
-        http.onStop {
-            http2.stop()
-            webChannel.stop()
-        }
+        webChannel.workers.withLock { $0 = http.workers }
+        http.onStop { webChannel.stop() }
     }
 
     /// The bound port.
@@ -41,7 +36,7 @@ public final class EmulatorServer: Sendable {
     /// `host:port`, as `FIRESTORE_EMULATOR_HOST` wants it.
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     /// Open client connections, both protocols.
-    public var connectionCount: Int { http.connectionCount + http2.connectionCount }
+    public var connectionCount: Int { http.connectionCount }
 
     /// Stops serving (idempotent).
     public func stop() { http.stop() }

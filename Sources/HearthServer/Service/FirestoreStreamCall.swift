@@ -10,17 +10,24 @@ protocol FirestoreStreamCall: Sendable {
     var transport: RequestLogEntry.Transport { get }
     /// The `Authorization` header the stream was opened with, if any.
     var authorization: String? { get }
-    /// Whether the stream has ended: finished, cancelled, expired, or its transport is gone.
-    var hasEnded: Bool { get }
-    /// Queues one response message, encoded by the stream's codec. May wait while the
-    /// client is behind (back-pressure); throws CANCELLED once the stream has ended.
+    /// Queues one response message, encoded by the stream's codec, without waiting;
+    /// throws CANCELLED once the stream has ended.
     func send(_ message: [UInt8]) throws(FirestoreError)
     /// Hands what was queued to the client.
     func flush()
     /// Ends the stream with a status (OK or an error); later ends are ignored.
     func finish(_ code: FirestoreError.Code, message: String)
-    /// Runs the session's worker on its own thread.
-    func runWorker(_ body: @escaping @Sendable () -> Void)
+    /// Runs the session's next batches on a worker thread; false when none can take them
+    /// (the stream is then ended).
+    func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool
+    /// Runs `body` off the caller's thread, where the stream's own events are handled.
+    func onEventLoop(_ body: @escaping @Sendable () -> Void)
+    /// Whether the client has taken enough that more may be sent now.
+    var isWritable: Bool { get }
+    /// Calls `body` once the client has caught up (or the stream has ended).
+    func whenWritable(_ body: @escaping @Sendable () -> Void)
+    /// Calls `body` once the stream ends, however it ends.
+    func onEnded(_ body: @escaping @Sendable () -> Void)
 }
 
 extension FirestoreStreamCall {

@@ -18,10 +18,11 @@ import Synchronization
 public struct WebChannelLimits: Sendable {
     /// A session with no back channel and no request for this long is ended.
     public var idleTimeout: Duration = .seconds(60)
-    /// Arrays a session keeps unacknowledged before its stream waits (see
-    /// `WebChannelSession`). Below `HTTPLimits.streamWriteBudget`, so that writing all of
-    /// them to a new back channel at once never passes the stream's budget.
-    public var maxRetainedBytes: Int = 16 << 20
+    /// Arrays a session keeps unacknowledged before its stream pauses, and the most a back
+    /// channel is given unacknowledged (see `WebChannelSession`). Below
+    /// `HTTPLimits.streamWriteBudget` (8 MiB), so a back channel is never closed for
+    /// holding what the session hands it.
+    public var maxRetainedBytes: Int = 6 << 20
 
     public init() {}
 }
@@ -29,6 +30,8 @@ public struct WebChannelLimits: Sendable {
 final class WebChannelService: Sendable {
     let state: EmulatorState
     let limits: WebChannelLimits
+    /// The server's worker pool, where the sessions' streams run (set once the server exists).
+    let workers = Mutex<WorkerPool?>(nil)
     /// Sent in the handshake; the client gives up on a silent back channel after 1.5 × this.
     static let keepAliveMs = 30_000
 
@@ -124,7 +127,9 @@ final class WebChannelService: Sendable {
         var random = SystemRandomNumberGenerator()
         let sid = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &random), radix: 16) }
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        let session = WebChannelSession(id: sid, kind: kind, authorization: headers["authorization"], maxRetainedBytes: limits.maxRetainedBytes)
+        let pool = workers.withLock { $0 }
+        let session = WebChannelSession(id: sid, kind: kind, authorization: headers["authorization"], maxRetainedBytes: limits.maxRetainedBytes,
+                                        submit: { job in pool?.submit(job) ?? false })
         let accepted = registry.withLock { r -> Bool in
             guard !r.stopped else { return false }
             r.sessions[sid] = session

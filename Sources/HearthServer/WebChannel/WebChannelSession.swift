@@ -14,17 +14,20 @@ import HearthTransport
 /// GET from exactly the first array the client lacks. A back channel is a streamed HTTP
 /// response: in streaming mode (`CI=0`) it stays open and carries arrays as they come; in
 /// long polling (`CI=1`) it ends after the first batch. The arrays kept are bounded
-/// (`maxRetainedBytes`): past it, `send` waits for acknowledgements, which holds the
-/// stream's worker up; a Listen worker's queue then collapses its pending changes, as it
-/// does for a slow gRPC client. What that costs: a streaming client acknowledges only with
-/// its next request, so a result larger than the bound stalls until the client re-opens
-/// its back channel (after 45 s of silence) or posts. A stream error goes to the client as an `error` message,
+/// (`maxRetainedBytes`): past it the session is not writable, so the stream pauses between
+/// batches until acknowledgements free room (a Listen stream's queue meanwhile collapses its
+/// pending changes, as for a slow gRPC client), and a back channel is given at most that
+/// many unacknowledged bytes, below the transport's per-response budget. What that costs: a
+/// streaming client acknowledges only with its next request, so a burst larger than the
+/// bound waits until the client re-opens its back channel (after 45 s of silence) or posts. A stream error goes to the client as an `error` message,
 /// after which the back channel ends.
 final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     enum Kind: String, Sendable { case listen = "Listen", write = "Write" }
 
-    /// Unacknowledged arrays beyond which `send` waits.
+    /// Unacknowledged arrays beyond which the stream pauses.
     let maxRetainedBytes: Int
+    /// Runs a batch of the stream's work on the server's worker pool; false when full.
+    private let submit: @Sendable (@escaping @Sendable () -> Void) -> Bool
     /// Arrays written to a back channel per frame, at most (one frame may hold many).
     static let maxFrameBytes = 1 << 20
 
@@ -52,15 +55,20 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     private var lastMapID = -1
     private var ended = false
     private var lastActivity = ContinuousClock.now
+    /// Waiting for room (`whenWritable`) and for the end (`onEnded`).
+    private var writableWaiters: [@Sendable () -> Void] = []
+    private var endedWaiters: [@Sendable () -> Void] = []
 
     /// Serialises writes to back channels, so arrays go out in order. Taken before `lock`.
     private let pushLock = NSLock()
 
-    init(id: String, kind: Kind, authorization: String?, maxRetainedBytes: Int) {
+    init(id: String, kind: Kind, authorization: String?, maxRetainedBytes: Int,
+         submit: @escaping @Sendable (@escaping @Sendable () -> Void) -> Bool) {
         self.id = id
         self.kind = kind
         self.authorization = authorization
         self.maxRetainedBytes = maxRetainedBytes
+        self.submit = submit
     }
 
     /// Bytes of arrays kept for the client (not yet acknowledged).
@@ -86,6 +94,7 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         lock.lock()
         lastActivity = .now
         if let aid { acknowledgeLocked(aid) }
+        let freed = takeWaitersLocked()
         var fresh: [String] = []
         // After the stream ended (an error the client is about to read) nothing more goes in.
         for (i, m) in messages.enumerated() where offset + i > lastMapID && !ended {
@@ -93,6 +102,7 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
             lastMapID = offset + i
         }
         lock.unlock()
+        for w in freed { w() }
         for m in fresh { inbound?.received(Array(m.utf8)) }
         lock.lock()
         defer { lock.unlock() }
@@ -108,6 +118,7 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         let previous = back
         lastActivity = .now
         acknowledgeLocked(aid)
+        let freed = takeWaitersLocked()
         writtenUpTo = aid
         back = BackChannel(stream: stream, longPoll: longPoll)
         if !longPoll && !ended && arrays.isEmpty {
@@ -116,6 +127,7 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
             appendLocked(WebChannelWire.noopArray(id: nextArrayID))
         }
         lock.unlock()
+        for w in freed { w() }
         previous?.stream.finish()
         stream.onClose { [weak self] in self?.detach(stream) }
         push()
@@ -130,10 +142,25 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         back = nil
         arrays = []
         retainedBytes = 0
-        lock.broadcast()
+        let waiters = takeWaitersLocked()
         lock.unlock()
         channel?.stream.finish()
+        for w in waiters { w() }
         if !wasEnded { inbound?.cancelled() }
+    }
+
+    /// The callbacks owed once the stream ended or room was freed (run outside the lock).
+    private func takeWaitersLocked() -> [@Sendable () -> Void] {
+        var out: [@Sendable () -> Void] = []
+        if ended || retainedBytes <= maxRetainedBytes {
+            out += writableWaiters
+            writableWaiters = []
+        }
+        if ended {
+            out += endedWaiters
+            endedWaiters = []
+        }
+        return out
     }
 
     /// Whether the channel has had no back channel and no request for `idle`.
@@ -155,10 +182,7 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     private func acknowledgeLocked(_ aid: Int) {
         var dropped = 0
         while dropped < arrays.count && arrays[dropped].id <= aid { retainedBytes -= arrays[dropped].bytes.count; dropped += 1 }
-        if dropped > 0 {
-            arrays.removeFirst(dropped)
-            lock.broadcast()
-        }
+        if dropped > 0 { arrays.removeFirst(dropped) }
     }
 
     private func appendLocked(_ array: [UInt8]) {
@@ -175,7 +199,13 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         guard let channel = back else { lock.unlock(); return }
         var body: [UInt8] = []
         var payload: [UInt8] = [91]  // "["
+        // Written and not yet acknowledged: with what goes now, at most maxRetainedBytes
+        // (below the transport's budget for one response) — the rest waits for the client.
+        var inFlight = 0
+        for a in arrays where a.id <= writtenUpTo { inFlight += a.bytes.count }
         for a in arrays where a.id > writtenUpTo {
+            if inFlight > 0 && inFlight + a.bytes.count > maxRetainedBytes { break }
+            inFlight += a.bytes.count
             if payload.count > 1 && payload.count + a.bytes.count > Self.maxFrameBytes {
                 payload.append(93)
                 WebChannelWire.appendFrame(payload, to: &body)
@@ -211,17 +241,41 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     func send(_ message: [UInt8]) throws(FirestoreError) {
         lock.lock()
         defer { lock.unlock() }
-        if retainedBytes > maxRetainedBytes && !ended {
-            // What is kept goes to the client first: only its acknowledgement frees room.
-            lock.unlock()
-            push()
-            lock.lock()
-            while retainedBytes > maxRetainedBytes && !ended {
-                _ = lock.wait(until: Date(timeIntervalSinceNow: 0.5))
-            }
-        }
         guard !ended else { throw FirestoreError(.cancelled, "The channel was closed.") }
         appendLocked(WebChannelWire.dataArray(id: nextArrayID, message: message))
+    }
+
+    var isWritable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ended || retainedBytes <= maxRetainedBytes
+    }
+
+    func whenWritable(_ body: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if ended || retainedBytes <= maxRetainedBytes {
+            lock.unlock()
+            body()
+            return
+        }
+        writableWaiters.append(body)
+        lock.unlock()
+    }
+
+    func onEnded(_ body: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if ended {
+            lock.unlock()
+            body()
+            return
+        }
+        endedWaiters.append(body)
+        lock.unlock()
+    }
+
+    /// There is no event loop behind a channel: a thread of the pool, or a new one.
+    func onEventLoop(_ body: @escaping @Sendable () -> Void) {
+        if !submit(body) { _ = ThreadSpawner.spawn(body) }
     }
 
     func flush() { push() }
@@ -238,14 +292,15 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
             appendLocked(WebChannelWire.dataArray(id: nextArrayID, message: error.bytes))
         }
         ended = true
-        lock.broadcast()
+        let waiters = takeWaitersLocked()
         lock.unlock()
         push()
+        for w in waiters { w() }
     }
 
-    func runWorker(_ body: @escaping @Sendable () -> Void) {
-        if !WorkerPool.calls.run(body) {
-            finish(.resourceExhausted, message: "The server could not start a thread for this channel.")
-        }
+    func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool {
+        if submit(body) { return true }
+        finish(.resourceExhausted, message: "The server is busy: too many calls are waiting for a worker. Retry later.")
+        return false
     }
 }
