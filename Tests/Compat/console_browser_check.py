@@ -19,7 +19,7 @@ import argparse, base64, json, os, sys, tempfile, time, urllib.request, urllib.e
 
 from google.cloud import firestore
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -75,7 +75,9 @@ class Console:
 
     def wait(self, predicate, timeout=15, what="condition"):
         try:
-            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda d: predicate())
+            # An element the page re-renders between finding and reading it is stale: look again.
+            return WebDriverWait(self.d, timeout, poll_frequency=0.05,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: predicate())
         except TimeoutException:
             raise AssertionError(f"timed out waiting for {what}")
 
