@@ -75,7 +75,9 @@ class Console:
 
     def wait(self, predicate, timeout=15, what="condition"):
         try:
-            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda d: predicate())
+            # An element the page re-renders between finding and reading it is stale: look again.
+            return WebDriverWait(self.d, timeout, poll_frequency=0.05,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: predicate())
         except TimeoutException:
             raise AssertionError(f"timed out waiting for {what}")
 
