@@ -10,7 +10,6 @@ import HearthTransport
 public final class EmulatorServer: Sendable {
     public let state: EmulatorState
     let http: HTTPServer
-    let http2: HTTP2Server
 
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 8080, state: EmulatorState = EmulatorState(),
@@ -18,14 +17,11 @@ public final class EmulatorServer: Sendable {
         self.state = state
         let handler = RequestHandler(state: state)
         let box = ServerBox()
-        let http2 = HTTP2Server(handler: GRPCRouter(services: [FirestoreGRPCService(state: state)]))
-        self.http2 = http2
-        http = try HTTPServer(host: host, port: port, limits: limits, http2: http2) { request in
+        let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
+        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
-        // The HTTP/2 connections belong to the HTTP/2 server: it sends them GOAWAY.
-        http.onStop { http2.stop() }
     }
 
     /// The bound port.
@@ -34,7 +30,7 @@ public final class EmulatorServer: Sendable {
     /// `host:port`, as `FIRESTORE_EMULATOR_HOST` wants it.
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     /// Open client connections, both protocols.
-    public var connectionCount: Int { http.connectionCount + http2.connectionCount }
+    public var connectionCount: Int { http.connectionCount }
 
     /// Stops serving (idempotent).
     public func stop() { http.stop() }

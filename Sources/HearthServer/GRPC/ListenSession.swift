@@ -3,11 +3,13 @@ import HearthCore
 import HearthGRPC
 
 /// One gRPC `Listen` stream (wire-protocol §6): the targets the client added, each
-/// registered with `Database.listen`, and one worker thread that turns requests and view
-/// snapshots into ListenResponses in order.
+/// registered with `Database.listen` as a subscription to the engine's change sets, and
+/// the work that turns requests and view snapshots into ListenResponses in order — run a
+/// batch at a time on the worker pool when something arrives, so an open stream with
+/// nothing to say holds no thread.
 ///
 /// Requests, the end of input and every snapshot the engine hands over (under its commit
-/// lock, so only queued here) go through one FIFO queue; the worker sends, for a new
+/// lock, so only queued here) go through one mailbox; the session sends, for a new
 /// target, ADD (RESET when a resume cannot be answered exactly) → DocumentChanges (the
 /// exact delta for a resume, then an ExistenceFilter when the client sent expected_count) →
 /// CURRENT, for a commit DocumentChange / DocumentDelete / DocumentRemove, and after the
@@ -15,10 +17,10 @@ import HearthGRPC
 /// A target that fails validation or the security rules is answered with REMOVE carrying
 /// the error as its cause; a malformed request ends the stream with INVALID_ARGUMENT. The
 /// stream ends OK when the client half-closes; a reset, deadline or server stop ends it
-/// too. Whatever ends it, the worker unregisters every target. Sending waits for the
-/// client to read (flow control), so a large initial result streams in bounded memory; a
-/// client that stops reading while commits go on gets, past `maxQueuedEvents`, a RESET and
-/// its targets' full results instead of an ever longer backlog.
+/// too. Whatever ends it, the session unregisters every target. Between batches the session
+/// waits (holding no thread) while the client is behind on reading; a client that stops
+/// reading while commits go on gets, past `maxQueuedEvents`, a RESET and its targets' full
+/// results instead of an ever longer backlog.
 final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     enum Event {
         case request([UInt8])
@@ -60,10 +62,10 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// This stream's entry in `state.streams`.
     private let streamID: Int
 
-    /// Shared with the connection thread and the engine's sinks.
-    private let events = GRPCEventQueue<Event>()
+    /// Shared with the connection's event loop and the engine's sinks.
+    private let events = GRPCMailbox<Event>()
 
-    // Worker thread only.
+    // The session's batches only (one at a time, whatever thread runs them).
     private var database: DatabaseID?
     private var rules: RulesEnforcer?
     private var targets: [Int32: ActiveTarget] = [:]
@@ -77,27 +79,44 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         streamID = state.streams.open(.listen, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
     }
 
-    /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
+    /// Starts a session for `call`; its batches run on the server's worker pool.
     static func start(state: EmulatorState, call: FirestoreCall) -> ListenSession {
         let session = ListenSession(state: state, call: call)
-        call.runWorker { session.run() }
+        // However the call ends (a deadline, the connection closing), the session hears it.
+        call.onEnded { [weak session] in session?.enqueue(.cancelled) }
         return session
     }
 
-    // MARK: GRPCInboundStream (connection thread)
+    // MARK: GRPCInboundStream (the connection's event loop)
 
     func received(_ message: [UInt8]) { enqueue(.request(message)) }
     func inputEnded() { enqueue(.inputEnded) }
     func cancelled() { enqueue(.cancelled) }
 
-    private func enqueue(_ event: Event) { events.append(event) }
+    private func enqueue(_ event: Event) {
+        if events.append(event) { schedule() }
+    }
 
-    /// Queues a snapshot from the engine. A client that stops reading holds the worker up in
-    /// `send` while commits go on; past `maxQueuedEvents`, each target's queued non-initial
+    /// Runs the next batches on the worker pool. A full pool ends the call
+    /// (RESOURCE_EXHAUSTED); the targets are then released on the event loop, never on the
+    /// engine's thread that may be handing over a snapshot under its lock.
+    private func schedule() {
+        if !call.runWorker({ [self] in drain() }) {
+            call.onEventLoop { [self] in
+                finished = true
+                stopAll()
+            }
+        }
+    }
+
+    /// Queues a snapshot from the engine. While a client is behind on reading, the session
+    /// waits and commits go on; past `maxQueuedEvents`, each target's queued non-initial
     /// snapshots collapse into one resync, so the backlog stays bounded by the number of
     /// targets rather than growing with every commit.
     private func enqueue(snapshot: ViewSnapshot, target id: Int32, generation: Int) {
-        events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse)
+        if events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse) {
+            schedule()
+        }
     }
 
     /// Keeps requests, ends and initial snapshots; replaces each target's later snapshots by
@@ -126,13 +145,17 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         return out
     }
 
-    // MARK: Worker
+    // MARK: Batches
 
-    private func run() {
-        defer { stopAll() }
+    /// Handles what is queued, batch by batch, until nothing is (the session goes idle) or
+    /// the client is behind (it resumes when the client has read).
+    private func drain() {
         while !finished {
-            var batch = events.next(whileOpen: call.grpc)
-            guard !batch.isEmpty else { return }  // the call ended with nothing left to do
+            guard call.isWritable else {
+                call.whenWritable { [self] in schedule() }
+                return
+            }
+            guard var batch = events.take() else { return }
             if let database, batch.contains(where: \.isSnapshot) {
                 // The engine publishes a commit's snapshots under its lock: taking it once
                 // waits out a commit still handing them over, so its targets' changes
@@ -144,10 +167,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 try process(batch)
                 call.flush()
             } catch {
+                finished = true
                 call.finish(error)
-                return
             }
         }
+        stopAll()
     }
 
     private func stopAll() {

@@ -3,7 +3,8 @@ import HearthCore
 import HearthGRPC
 
 /// One gRPC `Write` stream (wire-protocol §7): the handshake, then one atomic commit per
-/// request, on a worker thread that handles the requests in order.
+/// request, handled in order a batch at a time on the worker pool (an idle stream holds no
+/// thread).
 ///
 /// The first request names the database and carries no writes; it is answered with the
 /// stream's id and a first stream token. Each later request's writes are committed
@@ -24,10 +25,10 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     let state: EmulatorState
     let call: FirestoreCall
 
-    /// Shared with the connection thread.
-    private let events = GRPCEventQueue<Event>()
+    /// Shared with the connection's event loop.
+    private let events = GRPCMailbox<Event>()
 
-    // Worker thread only.
+    // The session's batches only (one at a time).
     private var service: DocumentService?
     private let streamID = UUID().uuidString.lowercased()
     /// This stream's entry in `state.streams`.
@@ -41,37 +42,48 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         openStreamID = state.streams.open(.write, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
     }
 
-    /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
+    /// Starts a session for `call`; its batches run on the server's worker pool.
     static func start(state: EmulatorState, call: FirestoreCall) -> WriteSession {
         let session = WriteSession(state: state, call: call)
-        call.runWorker { session.run() }
+        // However the call ends (a deadline, the connection closing), the session hears it.
+        call.onEnded { [weak session] in session?.enqueue(.cancelled) }
         return session
     }
 
-    // MARK: GRPCInboundStream (connection thread)
+    // MARK: GRPCInboundStream (the connection's event loop)
 
     func received(_ message: [UInt8]) { enqueue(.request(message)) }
     func inputEnded() { enqueue(.inputEnded) }
     func cancelled() { enqueue(.cancelled) }
 
-    private func enqueue(_ event: Event) { events.append(event) }
+    private func enqueue(_ event: Event) {
+        // A full pool has ended the call (RESOURCE_EXHAUSTED); nothing is held to release.
+        if events.append(event) { _ = call.runWorker { [self] in drain() } }
+    }
 
-    // MARK: Worker
+    // MARK: Batches
 
-    private func run() {
-        defer { state.streams.close(openStreamID) }
+    /// Handles what is queued until nothing is, or the client is behind on reading (then
+    /// it resumes once the client has read). Once the stream has ended, its entry in
+    /// `state.streams` is closed.
+    private func drain() {
         while !finished {
-            let batch = events.next(whileOpen: call.grpc)
-            guard !batch.isEmpty else { return }  // the call ended with nothing left to do
+            guard call.isWritable else {
+                call.whenWritable { [self] in
+                    if !call.runWorker({ [self] in drain() }) { finished = true }
+                }
+                return
+            }
+            guard let batch = events.take() else { return }
             do throws(FirestoreError) {
                 for event in batch where !finished { try handle(event) }
                 call.flush()
             } catch {
                 finished = true
                 call.finish(error)
-                return
             }
         }
+        state.streams.close(openStreamID)
     }
 
     private func handle(_ event: Event) throws(FirestoreError) {
