@@ -4,24 +4,30 @@ import HearthGRPC
 import HearthTransport
 
 /// The emulator process's server: one port serving every protocol over one
-/// `EmulatorState` — HTTP/1.1 for the Firestore REST API (`/v1/…`) and the emulator
-/// endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`), and HTTP/2 (connections that
-/// open with its preface) for gRPC `google.firestore.v1.Firestore`.
+/// `EmulatorState` — HTTP/1.1 for the Firestore REST API (`/v1/…`), the WebChannel
+/// endpoints browsers use (`/google.firestore.v1.Firestore/{Listen,Write}/channel`) and the
+/// emulator endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`), and HTTP/2
+/// (connections that open with its preface) for gRPC `google.firestore.v1.Firestore`.
 public final class EmulatorServer: Sendable {
     public let state: EmulatorState
     let http: HTTPServer
+    let webChannel: WebChannelService
 
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 8080, state: EmulatorState = EmulatorState(),
-                limits: HTTPLimits = HTTPLimits()) throws {
+                limits: HTTPLimits = HTTPLimits(), webChannelLimits: WebChannelLimits = WebChannelLimits()) throws {
         self.state = state
-        let handler = RequestHandler(state: state)
+        let webChannel = WebChannelService(state: state, limits: webChannelLimits)
+        let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
         let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
         http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
+        self.webChannel = webChannel
+        webChannel.workers.withLock { $0 = http.workers }
+        http.onStop { webChannel.stop() }
     }
 
     /// The bound port.
@@ -47,10 +53,12 @@ private final class ServerBox: @unchecked Sendable {
 /// Turns one HTTP request into one response: CORS, auth, routing, error mapping.
 struct RequestHandler: Sendable {
     let state: EmulatorState
+    let webChannel: WebChannelService
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         var response: HTTPResponse
-        if request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
+        // While no console watches, the atomic load of `isObserved` is all this costs.
+        if state.requestLog.isObserved, request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
             .rest, method: request.method, path: PercentDecoding.decode(request.path) ?? String(request.path),
             authorization: request.header("authorization")) {
             response = RequestTrace.$current.withValue(trace) { respond(request, stop: stop) }
@@ -74,6 +82,7 @@ struct RequestHandler: Sendable {
                 r.afterWrite = stop
                 return r
             }
+            if let kind = WebChannelService.kind(of: path) { return webChannel.handle(request, kind: kind) }
             if path.hasPrefix("/v1/") {
                 let auth = try AuthContext.parse(request.header("authorization"))
                 if let r = try RESTRouter(state: state).route(request, auth: auth) { return r }
