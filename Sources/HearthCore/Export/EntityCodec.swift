@@ -193,23 +193,20 @@ public enum EntityCodec {
     /// The document a record holds. `record` names the record in errors (file and offset).
     public static func decode(_ bytes: [UInt8], record: String) throws(FirestoreError) -> ExportedDocument? {
         do {
-            return try decodeEntity(bytes)
+            return try WireReader.read(bytes) { (r: inout WireReader) throws(FirestoreError) -> ExportedDocument? in try decodeEntity(&r) }
         } catch {
             throw .invalidArgument("\(record): \(error.message)")
         }
     }
 
     /// nil for an entity in a namespace: it imports into a namespace no Firestore API shows.
-    private static func decodeEntity(_ bytes: [UInt8]) throws(FirestoreError) -> ExportedDocument? {
-        var r = WireReader(bytes)
+    private static func decodeEntity(_ r: inout WireReader) throws(FirestoreError) -> ExportedDocument? {
+        let entity = r
         var key: WireReader?
         var sawEntityGroup = false
-        var indexed: [WireReader] = [], raw: [WireReader] = []
         while let k = try r.next() {
             switch k.field {
             case 13: key = try r.message(k)
-            case 14: indexed.append(try r.message(k))
-            case 15: raw.append(try r.message(k))
             case 16: _ = try r.lengthDelimited(k); sawEntityGroup = true
             default: try r.skip(k)
             }
@@ -237,7 +234,7 @@ public enum EntityCodec {
         }
         let path = ResourcePath(segments: segments)
         guard path.isDocument else { throw .invalidArgument("the entity key has an empty path") }
-        let fields = try readProperties(indexed + raw, depth: 0)
+        let fields = try readProperties(of: entity, depth: 0)
         return ExportedDocument(database: DatabaseID(project: project(fromApp: appName), database: databaseID),
                                 path: path, fields: fields)
     }
@@ -271,62 +268,76 @@ public enum EntityCodec {
         case vector([Double])
     }
 
-    private static func readProperties(_ properties: [WireReader], depth: Int) throws(FirestoreError) -> MapValue {
+    /// The fields of an entity (a document or an embedded map): its `property` list (14)
+    /// first, then its `raw_property` list (15), each in file order, as the emulator's import
+    /// reads them (an array split over both lists keeps that order).
+    private static func readProperties(of entity: WireReader, depth: Int) throws(FirestoreError) -> MapValue {
         guard depth < maxDepth else { throw .invalidArgument("maps nested deeper than \(maxDepth) levels") }
-        var order: [String] = []
-        var pending: [String: Pending] = [:]
-        for var p in properties {
-            var meaning: Int64 = 0, name: String?, multiple: Bool?, value: WireReader?
-            while let k = try p.next() {
-                switch k.field {
-                case 1: meaning = try p.int64(k)
-                case 3: name = try p.string(k)
-                case 4: multiple = try p.int64(k) != 0
-                case 5: value = try p.message(k)
-                case 6: throw .invalidArgument("Property \"\(name ?? "")\" has field stashed")
-                default: try p.skip(k)
-                }
-            }
-            guard let name else { throw .invalidArgument("a property has no name (a required field)") }
-            guard let multiple else { throw .invalidArgument("property \"\(name)\" has no multiple (a required field)") }
-            guard var value else { throw .invalidArgument("property \"\(name)\" has no value (a required field)") }
-            if pending[name] == nil { order.append(name) }
-            if meaning == Meaning.emptyList {
-                if pending[name] == nil { pending[name] = .array([]) }
-                continue
-            }
-            if meaning == Meaning.vector {
-                let component = try vectorComponent(&value, name: name)
-                if case .vector(var ds)? = pending[name] {
-                    ds.append(component)
-                    pending[name] = .vector(ds)
-                } else {
-                    pending[name] = .vector([component])
-                }
-                continue
-            }
-            let element = try readValue(&value, meaning: meaning, name: name, depth: depth)
-            if multiple {
-                switch pending[name] {
-                case .array(var values)?:
-                    values.append(element)
-                    pending[name] = .array(values)
-                default: pending[name] = .array([element])
-                }
-            } else {
-                pending[name] = .single(element)
+        var fields: [(name: String, pending: Pending)] = []
+        for list in 14...15 {
+            var r = entity
+            while let k = try r.next() {
+                guard k.field == list else { try r.skip(k); continue }
+                var p = try r.message(k)
+                try readProperty(&p, into: &fields, depth: depth)
             }
         }
         var entries: [MapValue.Entry] = []
-        entries.reserveCapacity(order.count)
-        for name in order {
-            switch pending[name]! {
+        entries.reserveCapacity(fields.count)
+        for (name, pending) in fields {
+            switch pending {
             case .single(let v): entries.append((name, v))
             case .array(let vs): entries.append((name, .array(vs)))
             case .vector(let ds): entries.append((name, .vector(ds)))
             }
         }
         return MapValue(unsortedEntries: entries)
+    }
+
+    private static func readProperty(_ p: inout WireReader, into fields: inout [(name: String, pending: Pending)], depth: Int) throws(FirestoreError) {
+        var meaning: Int64 = 0, name: String?, multiple: Bool?, value: WireReader?
+        while let k = try p.next() {
+            switch k.field {
+            case 1: meaning = try p.int64(k)
+            case 3: name = try p.string(k)
+            case 4: multiple = try p.int64(k) != 0
+            case 5: value = try p.message(k)
+            case 6: throw .invalidArgument("Property \"\(name ?? "")\" has field stashed")
+            default: try p.skip(k)
+            }
+        }
+        guard let name else { throw .invalidArgument("a property has no name (a required field)") }
+        guard let multiple else { throw .invalidArgument("property \"\(name)\" has no multiple (a required field)") }
+        guard var value else { throw .invalidArgument("property \"\(name)\" has no value (a required field)") }
+        // Elements of one array (or vector) are usually adjacent: look back from the end.
+        func existing() -> Int? { fields.lastIndex { utf8Equal($0.name, name) } }
+        if meaning == Meaning.emptyList {
+            if existing() == nil { fields.append((name, .array([]))) }
+            return
+        }
+        if meaning == Meaning.vector {
+            let component = try vectorComponent(&value, name: name)
+            if let i = existing(), case .vector(var ds) = fields[i].pending {
+                fields[i].pending = .single(.null)  // lets `ds` be appended to in place
+                ds.append(component)
+                fields[i].pending = .vector(ds)
+            } else {
+                fields.append((name, .vector([component])))
+            }
+            return
+        }
+        let element = try readValue(&value, meaning: meaning, name: name, depth: depth)
+        guard multiple else {
+            fields.append((name, .single(element)))  // a repeated name: the later one wins (MapValue)
+            return
+        }
+        if let i = existing(), case .array(var values) = fields[i].pending {
+            fields[i].pending = .single(.null)
+            values.append(element)
+            fields[i].pending = .array(values)
+        } else {
+            fields.append((name, .array([element])))
+        }
     }
 
     private static func vectorComponent(_ value: inout WireReader, name: String) throws(FirestoreError) -> Double {
@@ -357,22 +368,13 @@ public enum EntityCodec {
         }
         if meaning == Meaning.embeddedEntity {
             guard let string else { throw .invalidArgument("property \"\(name)\" is an embedded entity without bytes") }
-            var entity = WireReader(v.bytes, range: string)
-            var properties: [WireReader] = [], raw: [WireReader] = []
-            while let k = try entity.next() {
-                switch k.field {
-                case 14: properties.append(try entity.message(k))
-                case 15: raw.append(try entity.message(k))
-                default: try entity.skip(k)
-                }
-            }
-            return .map(try readProperties(properties + raw, depth: depth + 1))
+            return .map(try readProperties(of: WireReader(v.bytes, range: string), depth: depth + 1))
         }
         if ![0, Meaning.timestamp, Meaning.geoPoint, Meaning.blob].contains(meaning) {
             // A Datastore meaning Firestore does not write: kept, shown as the emulator does.
             let inner: Value
             if let string {
-                let bytes = v.bytes[string]
+                let bytes = v.slice(string)
                 if meaning != Meaning.byteString, let s = String(validating: bytes, as: UTF8.self) { inner = .string(s) } else { inner = .bytes(Data(bytes)) }
             } else if let int { inner = .integer(int) } else if let bool { inner = .boolean(bool) } else if let double { inner = .double(double) } else { inner = .null }
             return .map(MapValue([("__type__", .string(legacyMeaningType)), ("value", inner), ("meaning", .integer(meaning))]))
@@ -401,7 +403,7 @@ public enum EntityCodec {
         if let bool { return .boolean(bool) }
         if let double { return .double(double) }
         if let string {
-            let bytes = v.bytes[string]
+            let bytes = v.slice(string)
             if meaning == Meaning.blob { return .bytes(Data(bytes)) }
             guard let s = String(validating: bytes, as: UTF8.self) else {
                 throw .invalidArgument("property \"\(name)\": a string value that is not UTF-8")
