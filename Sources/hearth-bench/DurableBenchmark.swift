@@ -123,10 +123,10 @@ enum DurableBenchmark {
                     }
                 }
             }
-            print(String(format: "load %d documents into --data-dir (batches of 1,000, logged):  %.2f s  (%.0f docs/s)", loaded, loadSeconds, Double(loaded) / loadSeconds))
+            print("load \(loaded) documents into --data-dir (batches of 1,000, logged): \(rates(loaded, loadSeconds))")
             let compactSeconds = try measure { try store.compact() }
             let snapshotBytes = (try? FileManager.default.attributesOfItem(atPath: data + "/" + (try FileManager.default.contentsOfDirectory(atPath: data).first { $0.hasPrefix("snapshot-") } ?? ""))[.size] as? Int) ?? 0
-            print(String(format: "compact into a snapshot:  %.2f s  (%.1f MB)", compactSeconds, Double(snapshotBytes) / 1e6))
+            print(String(format: "compact into a snapshot: %.2f s wall, %.2f s CPU (%.1f MB)", compactSeconds.wall, compactSeconds.cpu, Double(snapshotBytes) / 1e6))
             let state = db.state()
             var exportSummary: ExportWriter.Summary?
             let exportSeconds = try measure {
@@ -135,8 +135,8 @@ enum DurableBenchmark {
                 exportSummary = try writer.finish()
             }
             summary = exportSummary!
-            print(String(format: "export %d documents (official format, %d files, %.1f MB):  %.2f s  (%.0f docs/s)",
-                         summary.documents, summary.dataFiles, Double(summary.dataBytes) / 1e6, exportSeconds, Double(summary.documents) / exportSeconds))
+            print(String(format: "export %d documents (official format, %d files, %.1f MB): ", summary.documents, summary.dataFiles,
+                         Double(summary.dataBytes) / 1e6) + rates(summary.documents, exportSeconds))
             store.close()
         } catch {
             FileHandle.standardError.write(Data("durable benchmark failed: \(error)\n".utf8))
@@ -144,20 +144,33 @@ enum DurableBenchmark {
         }
         guard let restart = spawnChild(["restart", data]), let importRun = spawnChild(["import", summary.overallFile]),
               let importLogged = spawnChild(["import-data-dir", summary.overallFile, dir + "/imported"]) else { return 1 }
-        print(String(format: "restart on the directory (fresh process): %.2f s for %@ documents; peak %.0f MiB, resident after %.0f MiB",
-                     restart["seconds"]!, String(Int(restart["documents"]!)) as NSString, restart["peak_mib"]!, restart["rss_mib"]!))
+        print(String(format: "restart on the directory (fresh process): %.2f s wall, %.2f s CPU for %@ documents; peak %.0f MiB, resident after %.0f MiB",
+                     restart["seconds"]!, restart["cpu"]!, String(Int(restart["documents"]!)) as NSString, restart["peak_mib"]!, restart["rss_mib"]!))
         for (label, run) in [("in memory", importRun), ("into a --data-dir", importLogged)] {
-            print(String(format: "import %@ documents %@ (fresh process): %.2f s (%.0f docs/s); peak %.0f MiB = %.2f× the loaded database's resident %.0f MiB",
-                         String(Int(run["documents"]!)) as NSString, label as NSString, run["seconds"]!, run["documents"]! / run["seconds"]!,
+            let n = Int(run["documents"]!)
+            print("import \(n) documents \(label) (fresh process): " + rates(n, (run["seconds"]!, run["cpu"]!))
+                + String(format: "; peak %.0f MiB = %.2f× the loaded database's resident %.0f MiB",
                          run["peak_mib"]!, run["peak_mib"]! / restart["rss_mib"]!, restart["rss_mib"]!))
         }
         return 0
     }
 
-    private static func measure(_ body: () throws -> Void) throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
+    /// Wall-clock and CPU seconds of `body`. On a shared machine the wall clock also counts
+    /// other processes' time; the CPU time (user + system of this process) does not.
+    private static func measure(_ body: () throws -> Void) throws -> (wall: Double, cpu: Double) {
+        let start = DispatchTime.now().uptimeNanoseconds, cpu0 = cpuSeconds()
         try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpuSeconds() - cpu0)
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    private static func rates(_ n: Int, _ t: (wall: Double, cpu: Double)) -> String {
+        String(format: "%.2f s wall (%.0f docs/s), %.2f s CPU (%.0f docs/s)", t.wall, Double(n) / t.wall, t.cpu, Double(n) / t.cpu)
     }
 
     /// Runs `hearth-bench --durable --child ARGS` and reads its one line of `key=value`.
@@ -193,7 +206,7 @@ enum DurableBenchmark {
     }
 
     private static func child(_ args: [String]) -> Int32 {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = DispatchTime.now().uptimeNanoseconds, cpu0 = cpuSeconds()
         var documents = 0
         var keep: [Database] = []
         do {
@@ -220,9 +233,9 @@ enum DurableBenchmark {
             FileHandle.standardError.write(Data("child failed: \(error)\n".utf8))
             return 1
         }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, cpu = cpuSeconds() - cpu0
         let (peak, resident) = memory()
-        print("seconds=\(seconds) documents=\(documents) peak_mib=\(peak) rss_mib=\(resident) databases=\(keep.count)")
+        print("seconds=\(seconds) cpu=\(cpu) documents=\(documents) peak_mib=\(peak) rss_mib=\(resident) databases=\(keep.count)")
         return 0
     }
 }
