@@ -2,18 +2,21 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthTransport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 enum ServeCommand {
-    static let usage = """
+    static var usage: String { mainUsage + "\n\nServer budgets (docs/server.md; sizes in bytes or with K, M or G):\n" + ServerLimitFlags.usage }
+
+    private static let mainUsage = """
         usage: hearth serve [--host H] [--port N] [--host-port H:N] [--project P] [--seed FILE]
                             [--indexes FILE] [--index-mode enforce|warn|off|learn] [--ready-file PATH]
                             [--rules FILE] [--workspace DIR] [--config firebase.json]
                             [--data-dir DIR [--truncate-damaged-log] [--compact-after SIZE]] [--import PATH]
                             [--export-on-exit DIR] [--history-limit SIZE]
-                            [--console-port N | --no-console]
+                            [--console-port N | --no-console] [budget flags below]
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
           --port        port (default 8080; 0 picks a free one)
           --host-port   both at once, as gcloud spells it (localhost:8080, [::1]:8080)
@@ -59,6 +62,7 @@ enum ServeCommand {
         var rules: String?, workspace: String?
         var historyLimit = VersionHistoryBudget.defaultLimit
         var consolePort: Int?, console = true
+        var limits = HTTPLimits()
         var compactAfter = DurableStore.Options().compactionThreshold
         var dataDir: String?, truncateDamagedLog = false, importPath: String?, exportOnExit: String?, configFile: String?
         var explicitProject: String?, explicitHost = false, explicitPort = false
@@ -120,7 +124,9 @@ enum ServeCommand {
             case "--console-port":
                 guard let p = Int(v), (0...65535).contains(p) else { return fail("--console-port must be 0…65535, got '\(v)'") }
                 consolePort = p
-            default: return fail("unknown flag '\(flag)'")
+            default:
+                guard ServerLimitFlags.handles(flag) else { return fail("unknown flag '\(flag)'") }
+                if let problem = ServerLimitFlags.apply(flag, v, to: &limits) { return fail(problem) }
             }
             i += 1
         }
@@ -242,7 +248,7 @@ enum ServeCommand {
         signal(SIGPIPE, SIG_IGN)
         let server: EmulatorServer
         do {
-            server = try EmulatorServer(host: host, port: port, state: state)
+            server = try EmulatorServer(host: host, port: port, state: state, limits: limits)
         } catch {
             return failAfterOpen("cannot listen on \(host):\(port): \(error)")
         }
