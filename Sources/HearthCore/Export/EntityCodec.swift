@@ -53,24 +53,31 @@ public enum EntityCodec {
         w.bytes.reserveCapacity(64 + fields.count * 24)
         try w.message(13) { (k: inout WireWriter) throws(FirestoreError) in
             k.string(13, app(database.project))
-            try k.message(14) { (p: inout WireWriter) throws(FirestoreError) in writePath(path.segments, into: &p) }
+            try k.message(14) { (p: inout WireWriter) throws(FirestoreError) in writeElements(path.segments, keyFields, into: &p) }
             if database.database != DatabaseID.defaultDatabase { k.string(23, database.database) }
         }
         try writeProperties(fields, into: &w, depth: 0)
-        try w.message(16) { (p: inout WireWriter) throws(FirestoreError) in writePath(Array(path.segments.prefix(2)), into: &p) }
+        try w.message(16) { (p: inout WireWriter) throws(FirestoreError) in writeElements(Array(path.segments.prefix(2)), keyFields, into: &p) }
         return w.bytes
     }
 
     /// The key app the emulator writes for a project.
     static func app(_ project: String) -> String { "dev~" + project }
 
-    private static func writePath(_ segments: [String], into w: inout WireWriter) {
+    /// The field numbers of a path element: in a key's `Path` (group 1 {2 type, 3 id, 4 name})
+    /// and in a reference value (group 14 {15 type, 16 id, 17 name}).
+    typealias ElementFields = (group: Int, type: Int, id: Int, name: Int)
+    static let keyFields: ElementFields = (1, 2, 3, 4)
+    static let referenceFields: ElementFields = (14, 15, 16, 17)
+
+    /// One element per (collection, document id) pair; a `__id<N>__` id as the number N.
+    private static func writeElements(_ segments: [String], _ fields: ElementFields, into w: inout WireWriter) {
         var i = 0
         while i + 1 < segments.count {
             let collection = segments[i], id = segments[i + 1]
-            w.group(1) { e in
-                e.string(2, collection)
-                if let n = ResourcePath.numericID(id) { e.int64(3, n) } else { e.string(4, id) }
+            w.group(fields.group) { e in
+                e.string(fields.type, collection)
+                if let n = ResourcePath.numericID(id) { e.int64(fields.id, n) } else { e.string(fields.name, id) }
             }
             i += 2
         }
@@ -160,16 +167,7 @@ public enum EntityCodec {
         case .reference(let name):
             v.group(12) { r in
                 r.string(13, app(name.database.project))
-                var i = 0
-                let s = name.path.segments
-                while i + 1 < s.count {
-                    let collection = s[i], id = s[i + 1]
-                    r.group(14) { e in
-                        e.string(15, collection)
-                        if let n = ResourcePath.numericID(id) { e.int64(16, n) } else { e.string(17, id) }
-                    }
-                    i += 2
-                }
+                writeElements(name.path.segments, referenceFields, into: &r)
                 if name.database.database != DatabaseID.defaultDatabase { r.string(23, name.database.database) }
             }
         case .map(let m):
@@ -228,9 +226,9 @@ public enum EntityCodec {
         if let namespace, !namespace.isEmpty { return nil }
         var segments: [String] = []
         while let k = try pathReader.next() {
-            guard k.field == 1, k.wireType == 3 else { try pathReader.skip(k); continue }
+            guard k.field == keyFields.group, k.wireType == 3 else { try pathReader.skip(k); continue }
             var element = try pathReader.group(k)
-            try readElement(&element, typeField: 2, idField: 3, nameField: 4, into: &segments)
+            try readElement(&element, keyFields, into: &segments)
         }
         let path = ResourcePath(segments: segments)
         guard path.isDocument else { throw .invalidArgument("the entity key has an empty path") }
@@ -245,13 +243,13 @@ public enum EntityCodec {
         return app
     }
 
-    private static func readElement(_ e: inout WireReader, typeField: Int, idField: Int, nameField: Int, into segments: inout [String]) throws(FirestoreError) {
+    private static func readElement(_ e: inout WireReader, _ fields: ElementFields, into segments: inout [String]) throws(FirestoreError) {
         var type: String?, id: String?
         while let k = try e.next() {
             switch k.field {
-            case typeField: type = try e.string(k)
-            case idField: id = "__id\(try e.int64(k))__"
-            case nameField: id = try e.string(k)
+            case fields.type: type = try e.string(k)
+            case fields.id: id = "__id\(try e.int64(k))__"
+            case fields.name: id = try e.string(k)
             default: try e.skip(k)
             }
         }
@@ -419,9 +417,9 @@ public enum EntityCodec {
         while let k = try r.next() {
             switch k.field {
             case 13: appName = try r.string(k)
-            case 14 where k.wireType == 3:
+            case referenceFields.group where k.wireType == 3:
                 var element = try r.group(k)
-                try readElement(&element, typeField: 15, idField: 16, nameField: 17, into: &segments)
+                try readElement(&element, referenceFields, into: &segments)
             case 23: databaseID = try r.string(k)
             default: try r.skip(k)
             }
