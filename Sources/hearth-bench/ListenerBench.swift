@@ -1,7 +1,7 @@
 import FirebaseFirestore
 import Foundation
 
-/// Listener workloads (issue 4), on private callback queues so delivery is measured rather
+/// Listener workloads, on private callback queues so delivery is measured rather
 /// than the main run loop:
 /// - l_eq_commit: 1,000 query listeners with different equality filters on a
 ///   10,000-document collection; time from a commit changing one document until every

@@ -1,7 +1,8 @@
 import FirebaseFirestore
 import Foundation
 
-/// SplitMix64, exactly as ../shared/bench/WORKLOAD.md specifies (shared with peers_bench.py).
+/// SplitMix64, exactly as docs/benchmark-workload.md specifies (the team's drivers for other
+/// stores use the same generator, so the figures compare).
 struct SplitMix64 {
     var state: UInt64
 
@@ -55,7 +56,7 @@ struct Workload {
 
     static func category(_ c: Int) -> String { String(format: "cat-%02d", c) }
 
-    /// Exactly 11 draws per document, in the order of WORKLOAD.md's table.
+    /// Exactly 11 draws per document, in the order of docs/benchmark-workload.md's table.
     static func document(_ i: Int, _ r: inout SplitMix64) -> [String: Any] {
         let category = String(format: "cat-%02d", Int(r.below(100)))
         let score = Int(r.below(1_000_000))

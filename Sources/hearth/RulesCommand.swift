@@ -1,4 +1,4 @@
-// `hearth rules check` and `hearth rules test` (DESIGN.md, "Rules test cases").
+// `hearth rules check` and `hearth rules test` (docs/formats.md#rules-test-cases).
 import Foundation
 import HearthRules
 

@@ -60,7 +60,7 @@ public final class CollectionReference: Query, @unchecked Sendable {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    /// 20 characters from [A-Za-z0-9], cryptographically random (semantics §14).
+    /// 20 characters from [A-Za-z0-9], cryptographically random (docs/semantics.md#paths-and-ids).
     static func autoID() -> String {
         var g = SystemRandomNumberGenerator()
         var bytes = [UInt8](repeating: 0, count: 20)

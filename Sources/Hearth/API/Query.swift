@@ -41,7 +41,7 @@ struct QueryDefinition: Hashable, Sendable {
 
     /// Explicit order-bys, then the inequality fields not already ordered (sorted by field
     /// path), then `__name__`; implicit entries take the last explicit direction
-    /// (semantics §7). Document cursors take their values in this order.
+    /// (docs/semantics.md#ordering). Document cursors take their values in this order.
     var normalizedOrderBy: [HearthCore.Ordering] {
         var result = orderBy
         var seen = Set(orderBy.map(\.field))
@@ -322,7 +322,7 @@ public class Query: @unchecked Sendable, Hashable {
     }
 
     /// The SDK's client-side operator rules, applied to the flattened filters of the whole
-    /// query (OR branches included), each new leaf against those before it (semantics §6).
+    /// query (OR branches included), each new leaf against those before it (docs/semantics.md#composite-filters-and-limits).
     private func validateNewFilter(_ filter: QueryFilter) throws(FirestoreError) {
         var existing = definition.flattenedFilters.map(Self.sdkOperator)
         for leaf in filter.leaves {

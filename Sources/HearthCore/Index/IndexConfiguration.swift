@@ -1,6 +1,6 @@
 import Foundation
 
-/// The content of a `firestore.indexes.json` file (Firebase CLI format, semantics §22): the
+/// The content of a `firestore.indexes.json` file (Firebase CLI format, docs/semantics.md#index-requirements): the
 /// declared composite indexes and the single-field index overrides (exemptions).
 ///
 /// Parsing accepts the current format (`order` / `arrayConfig` / `vectorConfig`), the legacy

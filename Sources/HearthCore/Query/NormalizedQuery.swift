@@ -24,7 +24,7 @@ public final class NormalizedQuery: Sendable {
     public let startAt: Cursor?
     public let endAt: Cursor?
 
-    /// Production's limits (semantics §6).
+    /// Production's limits (docs/semantics.md#composite-filters-and-limits).
     public static let maxDisjunctions = 30
     public static let maxInValues = 30
     public static let maxNotInValues = 10

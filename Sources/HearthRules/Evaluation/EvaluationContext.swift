@@ -110,7 +110,7 @@ final class EvaluationContext {
         return v
     }
 
-    /// A resource object: `data`, `id` and `__name__` (rules-language.md §11).
+    /// A resource object: `data`, `id` and `__name__` (docs/rules-language.md#resource).
     func resourceObject(path: ResourcePath, fields: MapValue) -> RulesValue {
         .map(RulesMap(sortedEntries: [
             ("__name__", .path(RulesPath.document(path, database: request.database))),
@@ -151,7 +151,7 @@ final class EvaluationContext {
 }
 
 extension RulesValue {
-    /// Converts a stored Firestore value (rules-language.md §7, "Firestore → rules").
+    /// Converts a stored Firestore value (docs/rules-language.md#types, "Firestore → rules").
     public init(_ value: Value, database: String) {
         switch value {
         case .null: self = .null

@@ -3,7 +3,7 @@ import HearthCore
 import HearthTransport
 
 /// The Firestore REST v1 methods on `projects/{p}/databases/{d}/documents…`
-/// (wire-protocol §9.1). Each decodes its JSON request into core types, calls the shared
+/// (docs/protocol.md#rest). Each decodes its JSON request into core types, calls the shared
 /// `DocumentService` (rules, transactions, paging — the same as over gRPC) and encodes
 /// the answer; the semantics (and error texts) are the engine's.
 struct DocumentsAPI {

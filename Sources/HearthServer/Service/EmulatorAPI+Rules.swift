@@ -3,7 +3,7 @@ import HearthCore
 import HearthTransport
 import HearthRules
 
-/// The rules endpoints, shaped as the official emulator answers them (wire-protocol §14.6):
+/// The rules endpoints, shaped as the official emulator answers them (docs/protocol.md#emulator-endpoints):
 ///
 /// - `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules": {"files": [{"name",
 ///   "content"}]}, "ignore_errors": bool}` → `{}` for clean rules, `{"issues": [...]}` for

@@ -14,7 +14,7 @@ struct QueryViewTests {
         #expect(listenChanges(first) == ["added b -→0", "added a -→1"])
     }
 
-    @Test("add, modify (moving), remove: SDK positions (semantics §19)")
+    @Test("add, modify (moving), remove: SDK positions (docs/semantics.md#listeners)")
     func addModifyRemove() throws {
         let db = try makeQueryDatabase([("c/a", testFields(["n": .integer(1)])), ("c/b", testFields(["n": .integer(2)])), ("c/c", testFields(["n": .integer(3)]))])
         let (rec, _) = try listenRecording(db, .query(testQuery("c", orderBy: [asc("n")])))
