@@ -1,5 +1,6 @@
 import FirebaseFirestore
 import Foundation
+import SeededRandom
 
 /// Listener workloads, on private callback queues so delivery is measured rather
 /// than the main run loop:
@@ -105,12 +106,12 @@ func listenerBench() async throws -> [Measurement] {
                     existing.append(next)
                     next += 1
                 case 1: // delete
-                    let i = Int(rng.below(UInt64(existing.count)))
+                    let i = rng.below(existing.count)
                     try await c.document(Workload.id(existing[i])).delete()
                     existing.swapAt(i, existing.count - 1)
                     existing.removeLast()
                 default: // update
-                    let id = existing[Int(rng.below(UInt64(existing.count)))]
+                    let id = existing[rng.below(existing.count)]
                     try await c.document(Workload.id(id)).updateData(["v": -w - 1])
                 }
             }

@@ -165,8 +165,7 @@ extension RulesValue {
         case .geoPoint(let g): self = .latlng(latitude: g.latitude, longitude: g.longitude)
         case .array(let a): self = .list(a.map { RulesValue($0, database: database) })
         case .map(let m): self = RulesValue(m, database: database)
-        case .vector(let v):
-            self = .map(RulesMap(sortedEntries: [("__type__", .string("__vector__")), ("value", .list(v.map { .float($0) }))]))
+        case .vector(let v): self = RulesValue(Value.vectorFields(v), database: database)
         }
     }
 

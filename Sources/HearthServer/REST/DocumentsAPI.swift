@@ -26,7 +26,7 @@ struct DocumentsAPI {
     }
 
     func create(collection: ResourcePath, body: JSON, _ params: QueryParameters) throws(FirestoreError) -> HTTPResponse {
-        let id = params.first("documentId").flatMap { $0.isEmpty ? nil : $0 } ?? DocumentService.generateID()
+        let id = params.first("documentId").flatMap { $0.isEmpty ? nil : $0 } ?? AutoID.generate()
         try collection.appending(id).validateSegments()
         var o = try ProtoObject(body, context: "document")
         if let name = o.take("name"), name != .string("") {

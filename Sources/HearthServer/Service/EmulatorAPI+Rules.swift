@@ -64,7 +64,7 @@ extension EmulatorAPI {
         guard let program = rules.program, let coverage = rules.coverage else { throw FirestoreError(.internal, "Rules without coverage.") }
         let report = CoverageReport(program: program, coverage: coverage)
         var pairs: [(String, JSON)] = [("rules", Self.filesJSON(rules))]
-        if case .object(let fields)? = try? JSON.parse(Array(report.json().utf8)) { pairs += fields }
+        if case .object(let fields) = report.jsonValue { pairs += fields }
         return .json(200, JSON.object(pairs).bytes)
     }
 
