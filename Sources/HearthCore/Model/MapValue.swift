@@ -199,7 +199,7 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
     }
 
     /// Sets the value at a nested path, creating intermediate maps and replacing non-map
-    /// intermediates (semantics §11).
+    /// intermediates (docs/semantics.md#writes).
     public mutating func setValue(_ value: Value, at path: FieldPath) {
         setValue(value, at: path.segments[...])
     }
