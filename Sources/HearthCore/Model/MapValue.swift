@@ -284,3 +284,40 @@ public func sortedEntryIndex<V>(of key: String, in entries: [(key: String, value
         }
     }
 }
+
+extension MapValue {
+    /// The same fields with every timestamp (at any depth) cut to whole microseconds.
+    func truncatingTimestamps() -> MapValue {
+        MapValue(sortedEntries: entries.map { ($0.key, $0.value.truncatingTimestamps()) })
+    }
+}
+
+extension Value {
+    /// This value with every timestamp in it cut to whole microseconds.
+    func truncatingTimestamps() -> Value {
+        switch self {
+        case .timestamp(let t): return .timestamp(t.truncatedToMicroseconds)
+        case .map(let m): return .map(m.truncatingTimestamps())
+        case .array(let a): return .array(a.map { $0.truncatingTimestamps() })
+        default: return self
+        }
+    }
+
+    /// What a `{__type__: "__vector__", value: [...]}` map means: a vector when its value is
+    /// a list of doubles, an error when the list holds anything else (the official emulator's
+    /// text), and the map itself when it is not shaped like a vector. Every decoder of
+    /// written values goes through here.
+    public static func vectorOrMap(_ fields: MapValue) throws(FirestoreError) -> Value {
+        guard fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] else {
+            return .map(fields)
+        }
+        var ds: [Double] = []
+        ds.reserveCapacity(items.count)
+        for item in items {
+            guard case .double(let d) = item else { throw .invalidArgument("Vector must only contain values of type 'double'") }
+            ds.append(d)
+        }
+        return .vector(ds)
+    }
+}
+

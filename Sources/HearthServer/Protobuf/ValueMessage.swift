@@ -34,7 +34,7 @@ enum ValueMessage {
                 value = .array(try decodeArray(&sub))
             case 6:
                 var sub = try reader.readMessage(key)
-                value = vectorOrMap(try decodeMap(&sub))
+                value = try Value.vectorOrMap(try decodeMap(&sub))
             case 19, 20, 21, 22:
                 throw .invalidArgument("Value field \(key.number) (pipeline expressions) is not supported (byte offset \(key.offset)).")
             default:
@@ -90,22 +90,6 @@ enum ValueMessage {
             throw .invalidArgument("Cannot convert firestore.v1.Value with type unset (map entry \"\(name)\" at byte offset \(key.offset)).")
         }
         return (name, value)
-    }
-
-    private static func vectorOrMap(_ fields: MapValue) -> Value {
-        if fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] {
-            var ds: [Double] = []
-            ds.reserveCapacity(items.count)
-            for item in items {
-                switch item {
-                case .double(let d): ds.append(d)
-                case .integer(let i): ds.append(Double(i))
-                default: return .map(fields)
-                }
-            }
-            return .vector(ds)
-        }
-        return .map(fields)
     }
 
     // MARK: Encoding

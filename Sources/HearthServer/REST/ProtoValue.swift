@@ -52,7 +52,7 @@ enum ProtoValue {
             var m = try ProtoObject(v, context: ctx)
             let fields = try m.take("fields").map { f throws(FirestoreError) in try decodeFields(f, context: ctx + ".fields") } ?? MapValue()
             try m.finish()
-            return vectorOrMap(fields)
+            return try Value.vectorOrMap(fields)
         }
     }
 
@@ -63,21 +63,6 @@ enum ProtoValue {
         out.reserveCapacity(pairs.count)
         for (k, v) in pairs { out.append((k, try decode(v, context: "\(context)[\(k)]"))) }
         return MapValue(out)
-    }
-
-    private static func vectorOrMap(_ fields: MapValue) -> Value {
-        if fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] {
-            var ds: [Double] = []
-            for item in items {
-                switch item {
-                case .double(let d): ds.append(d)
-                case .integer(let i): ds.append(Double(i))
-                default: return .map(fields)
-                }
-            }
-            return .vector(ds)
-        }
-        return .map(fields)
     }
 
     // MARK: Encoding
@@ -93,7 +78,12 @@ enum ProtoValue {
         case .bytes(let d): return .object([("bytesValue", .string(d.base64EncodedString()))])
         case .reference(let r): return .object([("referenceValue", .string(r.description))])
         case .geoPoint(let g):
-            return .object([("geoPointValue", .object([("latitude", encodeDouble(g.latitude)), ("longitude", encodeDouble(g.longitude))]))])
+            // proto3 JSON leaves out a field at its default: a zero (or minus zero)
+            // coordinate is not written, so (0, 0) is `{}` (as the official emulator answers).
+            var coordinates: [(String, JSON)] = []
+            if g.latitude != 0 { coordinates.append(("latitude", encodeDouble(g.latitude))) }
+            if g.longitude != 0 { coordinates.append(("longitude", encodeDouble(g.longitude))) }
+            return .object([("geoPointValue", .object(coordinates))])
         case .array(let a):
             return .object([("arrayValue", a.isEmpty ? .object([]) : .object([("values", .array(a.map(encode)))]))])
         case .map(let m):

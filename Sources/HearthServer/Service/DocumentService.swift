@@ -132,11 +132,15 @@ struct DocumentService {
         } else {
             let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
             var docs: [Document]
-            if collection == ResourcePath(segments: [""]) {
-                docs = s.allDocuments(at: readTime).filter { $0.path.count == 2 }
-                // Every root collection: each one listed must be listable.
-                for id in Set(docs.map { $0.path.segments[0] }).sorted() {
-                    try rules.checkQuery(StructuredQuery(collectionID: id), in: s)
+            if collection.lastSegment.isEmpty {
+                // `…/documents/` or `…/documents/c/a/`: the documents of every collection
+                // directly under the parent (as the official emulator lists them); each
+                // collection listed must be listable.
+                let parent = collection.parent
+                try parent.validateSegments()
+                docs = s.allDocuments(at: readTime).filter { $0.path.count == parent.count + 2 && parent.isPrefix(of: $0.path) }
+                for id in Set(docs.map { $0.path.segments[parent.count] }).sorted() {
+                    try rules.checkQuery(StructuredQuery(parent: parent, collectionID: id), in: s)
                 }
             } else {
                 try collection.validateSegments()
@@ -223,6 +227,11 @@ struct DocumentService {
     func batchWrite(_ writes: [Write]) throws(FirestoreError) -> [Result<WriteResult, FirestoreError>] {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Batch writes require admin authentication.") }
         if let trace { for w in writes { trace.named(w.path, in: database) } }
+        // "Method does not allow more than one write per document" (BatchWriteRequest).
+        var written = Set<ResourcePath>()
+        for w in writes where !written.insert(w.path).inserted {
+            throw .invalidArgument("the same document cannot be written more than once in a single request")
+        }
         var outcomes: [Result<WriteResult, FirestoreError>] = []
         for w in writes {
             do throws(FirestoreError) { outcomes.append(.success(try db.commit([w], authorize: rules.commitAuthorizer()).writeResults[0])) }
