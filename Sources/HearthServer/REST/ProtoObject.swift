@@ -167,11 +167,5 @@ enum ProtoJSON {
         throw badValue(json, context: context, type: "TYPE_ENUM")
     }
 
-    /// A google.protobuf wrapper (`Int32Value` …): the bare value, or `{"value": n}`.
-    static func unwrap(_ json: JSON) -> JSON {
-        if case .object(let p) = json, p.count == 1, p[0].0 == "value" { return p[0].1 }
-        return json
-    }
-
     static func base64(_ data: Data) -> JSON { .string(data.base64EncodedString()) }
 }

@@ -68,7 +68,9 @@ enum ProtoQuery {
             query.offset = Int(n)
         }
         if let lim = o.take("limit") {
-            let n = try ProtoJSON.int32(ProtoJSON.unwrap(lim), context: context + ".limit")
+            // google.protobuf.Int32Value: in JSON, the bare number (`{"value": n}` is not its
+            // JSON form; the official emulator refuses it too).
+            let n = try ProtoJSON.int32(lim, context: context + ".limit")
             guard n >= 0 else { throw .invalidArgument("limit must be non-negative, but was \(n).") }
             query.limit = Int(n)
         }
@@ -151,9 +153,9 @@ enum ProtoQuery {
         }
         let measureNumber = try o.take("distanceMeasure").map { j throws(FirestoreError) in try ProtoJSON.enumCase(j, context: context + ".distance_measure", names: distanceMeasures) } ?? 0
         guard let lim = o.take("limit") else { throw .invalidArgument("find_nearest needs a limit (at '\(context)').") }
-        let limit = try ProtoJSON.int32(ProtoJSON.unwrap(lim), context: context + ".limit")
+        let limit = try ProtoJSON.int32(lim, context: context + ".limit")
         let resultField = try o.take("distanceResultField").map { j throws(FirestoreError) in try FieldPath.parseServerFormat(try ProtoJSON.string(j, context: context + ".distance_result_field")) }
-        let threshold = try o.take("distanceThreshold").map { j throws(FirestoreError) in try ProtoJSON.double(ProtoJSON.unwrap(j), context: context + ".distance_threshold") }
+        let threshold = try o.take("distanceThreshold").map { j throws(FirestoreError) in try ProtoJSON.double(j, context: context + ".distance_threshold") }
         try o.finish()
         let measures: [Int: FindNearest.DistanceMeasure] = [1: .euclidean, 2: .cosine, 3: .dotProduct]
         guard let measure = measures[measureNumber] else { throw .invalidArgument("find_nearest needs a distance_measure (at '\(context).distance_measure').") }
@@ -179,7 +181,7 @@ enum ProtoQuery {
                 var kinds: [Aggregation.Kind] = []
                 if let c = a.take("count") {
                     var co = try ProtoObject(c, context: ctx + ".count")
-                    let upTo = try co.take("upTo").map { j throws(FirestoreError) in try ProtoJSON.int64(ProtoJSON.unwrap(j), context: ctx + ".count.up_to") }
+                    let upTo = try co.take("upTo").map { j throws(FirestoreError) in try ProtoJSON.int64(j, context: ctx + ".count.up_to") }
                     try co.finish()
                     kinds.append(.count(upTo: upTo))
                 }

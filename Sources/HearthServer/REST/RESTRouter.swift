@@ -95,6 +95,9 @@ struct RESTRouter {
         }
     }
 
+    /// 10 MiB: the most a Firestore API request may carry.
+    static let maxRequestBytes = 10 << 20
+
     /// A path that names a collection where a document was needed (the official
     /// emulator's resource-name parser's text: the index is where a '/' was expected).
     static func lacksSlash(_ what: String, _ name: String) -> FirestoreError {
@@ -104,6 +107,11 @@ struct RESTRouter {
     /// The body as JSON whatever its content type (the web SDK posts `text/plain`);
     /// an empty body is `{}`.
     static func body(_ request: HTTPRequest) throws(FirestoreError) -> JSON {
+        // Production's cap on any request (the official emulator's own gRPC bridge gives up
+        // at 4 MiB instead).
+        if request.body.count > maxRequestBytes {
+            throw .invalidArgument("Request payload size exceeds the limit: \(maxRequestBytes) bytes.")
+        }
         if request.body.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) { return .object([]) }
         do {
             return try JSON.parse(request.body)

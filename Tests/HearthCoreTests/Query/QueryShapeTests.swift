@@ -118,6 +118,8 @@ import Testing
         }
         // A document name from another collection just positions the cursor (as on the emulator).
         #expect(try q(start: Cursor(values: [testReference("d/zz")], before: true), order: [asc("__name__")]).isEmpty)
+        #expect(try q(start: Cursor(values: [testReference("c/a/sub/x")], before: false), order: [asc("__name__")]) == ["b", "c", "d", "e"])
+        #expect(try q(end: Cursor(values: [testReference("c/c/sub/x")], before: true), order: [asc("__name__")]) == ["a", "b", "c"])
         // Offset applies after cursors, before the limit.
         #expect(try checkedIDs(db, testQuery("c", orderBy: order, startAt: Cursor(values: [i(1)], before: false), offset: 1, limit: 2)) == ["d", "e"])
         expectFirestoreError(.invalidArgument) {
