@@ -61,10 +61,12 @@ struct Parser {
         return t
     }
 
+    /// The official emulator names only the token it did not expect (what was expected is
+    /// left to the reader, as there).
     private func unexpected(_ expected: String) -> SyntaxError {
         let t = current
         if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected end of file; expected \(expected).") }
-        return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'; expected \(expected).")
+        return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'.")
     }
 
     private mutating func expectSymbol(_ s: String, _ what: String? = nil) throws(SyntaxError) -> Token {
@@ -242,7 +244,9 @@ struct Parser {
             let n = try expectIdentifier("a variable name")
             _ = try expectSymbol("=")
             let value = try parseTopExpression()
-            _ = try expectSymbol(";", "';' after the let binding")
+            guard acceptSymbol(";") else {
+                throw SyntaxError(location: current.location, message: "missing ';' at '\(current.text)'")
+            }
             lets.append(LetBinding(name: n, value: value, location: letLoc))
         }
         guard current.isIdentifier("return") else { throw unexpected("'let' or 'return'") }
@@ -308,32 +312,31 @@ struct Parser {
     }
 
     private mutating func parseIn() throws(SyntaxError) -> Expr {
-        var left = try parseIs()
+        var left = try parseEquality()
         while current.isIdentifier("in") {
             _ = advance()
-            let right = try parseIs()
+            let right = try parseEquality()
             left = try make(.binary(.in, left, right), left.start)
         }
         return left
     }
 
-    private mutating func parseIs() throws(SyntaxError) -> Expr {
-        var left = try parseEquality()
-        while current.isIdentifier("is") {
-            _ = advance()
-            let loc = current.location
-            let name = try expectIdentifier("a type name")
-            guard let type = TypeName(rawValue: name) else {
-                throw SyntaxError(location: loc, message: "Unknown type '\(name)'; expected one of \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            left = try make(.isType(left, type), left.start)
-        }
-        return left
-    }
-
+    /// `==`, `!=` and `is`, one precedence level, left to right (as the official emulator
+    /// parses them: `'a' is string == true` is `('a' is string) == true`, and
+    /// `1 is int == 'x' is string` is `((1 is int) == 'x') is string`).
     private mutating func parseEquality() throws(SyntaxError) -> Expr {
         var left = try parseRelational()
         while true {
+            if current.isIdentifier("is") {
+                _ = advance()
+                let loc = current.location
+                let name = try expectIdentifier("a type name")
+                guard let type = TypeName(rawValue: name) else {
+                    throw SyntaxError(location: loc, message: "Unknown type '\(name)'; expected one of \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                left = try make(.isType(left, type), left.start)
+                continue
+            }
             let op: Expr.BinaryOp
             if current.isSymbol("==") { op = .equal } else if current.isSymbol("!=") { op = .notEqual } else { return left }
             _ = advance()

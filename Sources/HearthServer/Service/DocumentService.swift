@@ -73,7 +73,7 @@ struct DocumentService {
             try rules.checkGet(path, in: s)
             doc = s.document(path)
         }
-        guard let doc else { throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.") }
+        guard let doc else { throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.") }
         return doc
     }
 
@@ -98,7 +98,7 @@ struct DocumentService {
                                    authorize: rules.commitAuthorizer())
         let time = result.writeResults.first?.updateTime ?? result.commitTime
         guard let doc = try db.state(readTime: time).document(path, at: time) else {
-            throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.")
+            throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.")
         }
         return doc
     }

@@ -47,9 +47,23 @@ extension EmulatorAPI {
         return .json(200, Self.issuesBody(loaded).bytes)
     }
 
+    /// What a project without loaded rules answers with: the open rules every request is
+    /// checked against (as the official emulator names and writes them).
+    static let openRules = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            match /{document=**} {
+              allow read, write: if true;
+            }
+          }
+        }
+        """
+
     func getSecurityRules(project: String) -> HTTPResponse {
         guard let rules = state.rules.rules(forProject: project) else {
-            return .json(200, JSON.object([("rules", .object([("files", .array([]))]))]).bytes)
+            let file: JSON = .object([("content", .string(Self.openRules)), ("name", .string("OPEN_RULES"))])
+            return .json(200, JSON.object([("rules", .object([("files", .array([file]))]))]).bytes)
         }
         var pairs: [(String, JSON)] = [("rules", Self.filesJSON(rules))]
         if case .object(let issues) = Self.issuesBody(rules) { pairs += issues }

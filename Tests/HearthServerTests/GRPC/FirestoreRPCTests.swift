@@ -79,7 +79,7 @@ import Testing
             #expect(deleted.status == 0 && deleted.messages == [[]])
             let gone = try client.call("GetDocument", TestProto.message { $0.writeString(1, Self.name("users/ada")) })
             #expect(gone.status == 5 && gone.trailersOnly)
-            #expect(gone.message == "Document \"\(Self.name("users/ada"))\" not found.")
+            #expect(gone.message == "Document (\(Self.name("users/ada"))) not found.")
         }
     }
 
