@@ -101,11 +101,6 @@ extension Write {
                 guard !p.isEmpty else { throw .invalidArgument("Invalid field path in update mask: empty path.") }
                 try p.validateForWrite()
             }
-            for i in mask.indices {
-                for j in mask.indices where j != i && mask[i].isPrefix(of: mask[j]) {
-                    throw .invalidArgument("Invalid update mask: \(mask[i].serverFormat) is a prefix of \(mask[j].serverFormat).")
-                }
-            }
         case .verify:
             if precondition == nil { throw .invalidArgument("a verify must contain a precondition") }
         case .delete, .transformOnly:

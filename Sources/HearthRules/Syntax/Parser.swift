@@ -21,6 +21,9 @@ struct Parser {
     init(tokens: [Token]) { self.tokens = tokens }
 
     static func parse(_ source: String) -> (file: RulesFile?, errors: [(SourceLocation, String)]) {
+        if source.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
+            return (nil, [(SourceLocation(line: 0, column: 0, offset: 0), "Rules content empty. Compilation aborted.")])
+        }
         let (tokens, lexErrors) = Lexer.tokenize(source)
         if let first = lexErrors.first { return (nil, [first]) }
         var parser = Parser(tokens: tokens)
@@ -222,6 +225,11 @@ struct Parser {
                 throw SyntaxError(location: current.location, message: "Missing 'if' before conditional expression.")
             }
             _ = advance()
+            // Nothing that can start an expression: the emulator names both problems.
+            if current.isSymbol(")") || current.isSymbol(";") || current.isSymbol("}") || current.isSymbol("]") || current.isSymbol(",") {
+                recovered.append(SyntaxError(location: current.location, message: "Missing conditional expression after 'if'."))
+                throw unexpected("an expression")
+            }
             condition = try parseTopExpression()
         }
         _ = acceptSymbol(";")
@@ -230,11 +238,16 @@ struct Parser {
 
     private mutating func parseFunction() throws(SyntaxError) -> FunctionDeclaration {
         let location = advance().location
+        let nameLocation = current.location
         let name = try expectIdentifier("a function name")
         _ = try expectSymbol("(")
         var params: [String] = []
+        var paramLocations: [SourceLocation] = []
         if !current.isSymbol(")") {
-            repeat { params.append(try expectIdentifier("a parameter name")) } while acceptSymbol(",")
+            repeat {
+                paramLocations.append(current.location)
+                params.append(try expectIdentifier("a parameter name"))
+            } while acceptSymbol(",")
         }
         _ = try expectSymbol(")", "',' or ')'")
         _ = try expectSymbol("{")
@@ -254,7 +267,8 @@ struct Parser {
         let body = try parseTopExpression()
         _ = acceptSymbol(";")
         _ = try expectSymbol("}")
-        return FunctionDeclaration(name: name, parameters: params, lets: lets, body: body, location: location)
+        return FunctionDeclaration(name: name, nameLocation: nameLocation, parameters: params, parameterLocations: paramLocations,
+                                   lets: lets, body: body, location: location)
     }
 
     // MARK: Expressions (precedence per rules-language.md §21.1)

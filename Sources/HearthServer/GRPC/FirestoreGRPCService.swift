@@ -91,7 +91,7 @@ struct FirestoreRPCs: Sendable {
         guard !req.collectionID.isEmpty else { throw .invalidArgument("collection_id is required.") }
         guard let document = req.document else { throw .invalidArgument("document is required.") }
         guard document.name.isEmpty else {
-            throw .invalidArgument("A document to create must not have a name; the id is given by document_id.")
+            throw .documentNameSet
         }
         let doc = try service(database, call).create(collection: parent.appending(req.collectionID), id: req.documentID, fields: document.fields)
         var w = ProtoWriter()

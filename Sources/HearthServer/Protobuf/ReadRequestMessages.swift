@@ -82,7 +82,7 @@ enum ReadRequestMessages {
         }
         let (database, parentPath) = try ResourceNameFields.parent(parent, field: "parent")
         guard var sub = queryReader else {
-            throw .invalidArgument(aggregation ? "runAggregationQuery needs a structured_aggregation_query." : "runQuery needs a structured_query.")
+            throw .onlyStructuredQueries
         }
         if aggregation {
             let (query, aggregations) = try StructuredQueryMessage.decodeAggregationQuery(&sub, parent: parentPath)

@@ -104,7 +104,7 @@ enum TransactionMessages {
             default: try r.skip(key)
             }
         }
-        guard let transaction, !transaction.isEmpty else { throw .invalidArgument("Missing transaction.") }
+        guard let transaction, !transaction.isEmpty else { throw .missingTransaction }
         return (database, TransactionID(bytes: Data(transaction)))
     }
 

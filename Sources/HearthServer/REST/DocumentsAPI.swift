@@ -30,7 +30,7 @@ struct DocumentsAPI {
         try collection.appending(id).validateSegments()
         var o = try ProtoObject(body, context: "document")
         if let name = o.take("name"), name != .string("") {
-            throw .invalidArgument("A document to create must not have a name; the id is given by documentId (at 'document.name').")
+            throw .documentNameSet
         }
         let fields = try o.take("fields").map { f throws(FirestoreError) in try ProtoValue.decodeFields(f, context: "document.fields") } ?? MapValue()
         _ = o.take("createTime")
@@ -163,7 +163,7 @@ struct DocumentsAPI {
 
     func rollback(body: JSON) throws(FirestoreError) -> HTTPResponse {
         var o = try ProtoObject(body, context: "")
-        guard let t = o.take("transaction") else { throw .invalidArgument("Missing transaction.") }
+        guard let t = o.take("transaction") else { throw .missingTransaction }
         let id = TransactionID(bytes: try ProtoJSON.bytes(t, context: "transaction"))
         try o.finish()
         try service.rollback(id)
@@ -196,7 +196,7 @@ struct DocumentsAPI {
 
     func runQuery(parent: ResourcePath, body: JSON) throws(FirestoreError) -> HTTPResponse {
         var o = try ProtoObject(body, context: "")
-        guard let sq = o.take("structuredQuery") else { throw .invalidArgument("runQuery needs a structured_query.") }
+        guard let sq = o.take("structuredQuery") else { throw .onlyStructuredQueries }
         let query = try ProtoQuery.decode(sq, parent: parent)
         let consistency = try consistency(&o)
         _ = o.take("parent")
@@ -219,7 +219,7 @@ struct DocumentsAPI {
 
     func runAggregationQuery(parent: ResourcePath, body: JSON) throws(FirestoreError) -> HTTPResponse {
         var o = try ProtoObject(body, context: "")
-        guard let saq = o.take("structuredAggregationQuery") else { throw .invalidArgument("runAggregationQuery needs a structured_aggregation_query.") }
+        guard let saq = o.take("structuredAggregationQuery") else { throw .onlyStructuredQueries }
         let (query, aggregations) = try ProtoQuery.decodeAggregation(saq, parent: parent)
         let consistency = try consistency(&o)
         _ = o.take("parent")

@@ -120,7 +120,7 @@ struct DocumentService {
         if showMissing && !auth.isAdmin {
             throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.")
         }
-        guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
+        guard pageSize >= 0 else { throw .negativePageSize }
         let offset = try Self.offset(fromToken: pageToken)
         var entries: [ListedDocument]
         if !orderBy.isEmpty {
@@ -163,7 +163,7 @@ struct DocumentService {
     /// ListCollectionIds under `parent` (the database root or a document); admin only.
     func listCollectionIds(parent: ResourcePath, pageSize: Int, pageToken: String?, readTime: Timestamp?) throws(FirestoreError) -> ([String], String?) {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.") }
-        guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
+        guard pageSize >= 0 else { throw .negativePageSize }
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
         return Self.page(s.collectionIDs(under: parent, at: readTime), offset: try Self.offset(fromToken: pageToken), size: pageSize)
     }
@@ -295,7 +295,7 @@ struct DocumentService {
             switch words.count == 2 ? words[1].lowercased() : "asc" {
             case "asc": descending = false
             case "desc": descending = true
-            default: throw .invalidArgument("Invalid order_by direction in \"\(text)\"; use asc or desc.")
+            default: throw .invalidArgument("Invalid order by clause \"\(text)\".")
             }
             orderBy.append(Ordering(try FieldPath.parseServerFormat(String(first)), descending: descending))
         }
@@ -307,7 +307,7 @@ struct DocumentService {
         guard let token, !token.isEmpty else { return 0 }
         guard let data = ProtoJSON.decodeBase64(token), let text = String(data: data, encoding: .utf8),
               text.hasPrefix("offset:"), let n = Int(text.dropFirst(7)), n >= 0 else {
-            throw .invalidArgument("Invalid page token: \"\(token.prefix(60))\".")
+            throw .invalidPageToken
         }
         return n
     }

@@ -108,9 +108,13 @@ extension EmulatorAPI {
     static func issuesBody(_ rules: ProjectRules) -> JSON {
         guard !rules.diagnostics.isEmpty else { return .object([]) }
         let issues: [JSON] = rules.diagnostics.map { d in
-            var position: [(String, JSON)] = [("fileName", .string(d.file)), ("line", .int(d.location.line)), ("column", .int(d.location.column))]
-            if d.location.offset != 0 { position.append(("currentOffset", .int(d.location.offset))) }
-            position.append(("endOffset", .int(d.endOffset ?? d.location.offset)))
+            // proto3 JSON leaves zeros out: a whole-file diagnostic (line 0) is just its file.
+            var position: [(String, JSON)] = [("fileName", .string(d.file))]
+            if d.location.line != 0 {
+                position += [("line", .int(d.location.line)), ("column", .int(d.location.column))]
+                if d.location.offset != 0 { position.append(("currentOffset", .int(d.location.offset))) }
+                position.append(("endOffset", .int(d.endOffset ?? d.location.offset)))
+            }
             return .object([
                 ("sourcePosition", .object(position)),
                 ("description", .string(d.message)),
