@@ -403,10 +403,16 @@ def message_of(n):
 
 
 def without_message(n):
+    """The answer with its error texts taken out: the error's message, a gRPC status
+    message, and batchWrite's per-write status messages."""
     n = json.loads(json.dumps(n))
     body = n.get("body")
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         body["error"].pop("message", None)
+    if isinstance(body, dict) and isinstance(body.get("status"), list):
+        for status in body["status"]:
+            if isinstance(status, dict):
+                status.pop("message", None)
     n.pop("message", None)
     return n
 

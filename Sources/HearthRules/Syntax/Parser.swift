@@ -6,6 +6,8 @@ struct Parser {
     struct SyntaxError: Error {
         let location: SourceLocation
         let message: String
+        /// The last byte of the token the error names (the emulator's `endOffset`), if any.
+        var endOffset: Int? = nil
     }
 
     private var tokens: [Token]
@@ -20,19 +22,19 @@ struct Parser {
 
     init(tokens: [Token]) { self.tokens = tokens }
 
-    static func parse(_ source: String) -> (file: RulesFile?, errors: [(SourceLocation, String)]) {
+    static func parse(_ source: String) -> (file: RulesFile?, errors: [(SourceLocation, String, endOffset: Int?)]) {
         if source.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
-            return (nil, [(SourceLocation(line: 0, column: 0, offset: 0), "Rules content empty. Compilation aborted.")])
+            return (nil, [(SourceLocation(line: 0, column: 0, offset: 0), "Rules content empty. Compilation aborted.", nil)])
         }
         let (tokens, lexErrors) = Lexer.tokenize(source)
-        if let first = lexErrors.first { return (nil, [first]) }
+        if let first = lexErrors.first { return (nil, [(first.0, first.1, nil)]) }
         var parser = Parser(tokens: tokens)
         do {
             let file = try parser.parseFile()
             if parser.recovered.isEmpty { return (file, []) }
-            return (nil, parser.recovered.map { ($0.location, $0.message) })
+            return (nil, parser.recovered.map { ($0.location, $0.message, $0.endOffset) })
         } catch {
-            return (nil, (parser.recovered + [error]).map { ($0.location, $0.message) })
+            return (nil, (parser.recovered + [error]).map { ($0.location, $0.message, $0.endOffset) })
         }
     }
 
@@ -69,7 +71,7 @@ struct Parser {
     private func unexpected(_ expected: String) -> SyntaxError {
         let t = current
         if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected end of file; expected \(expected).") }
-        return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'.")
+        return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'.", endOffset: t.end - 1)
     }
 
     private mutating func expectSymbol(_ s: String, _ what: String? = nil) throws(SyntaxError) -> Token {
