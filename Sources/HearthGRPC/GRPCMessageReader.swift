@@ -33,6 +33,9 @@ public struct GRPCMessageReader: Sendable {
     /// True when bytes of an incomplete message are buffered (an error at end of stream).
     var hasPartialMessage: Bool { buffer.count > start }
 
+    /// Bytes buffered and not yet returned as messages.
+    var bufferedCount: Int { buffer.count - start }
+
     /// The next complete message, or nil when more bytes are needed.
     mutating func next() throws(GRPCStatus) -> [UInt8]? {
         guard buffer.count - start >= 5 else { return nil }

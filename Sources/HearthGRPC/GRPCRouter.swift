@@ -4,12 +4,13 @@ import Synchronization
 
 /// The gRPC front end over HTTP/2: checks that a request is gRPC (`content-type:
 /// application/grpc…`, POST), finds the method (`/{service}/{method}`; unknown ones get a
-/// trailers-only UNIMPLEMENTED), reassembles the request message, runs the handler on a
-/// thread of `WorkerPool.calls` and ends the call with `grpc-status`.
-/// A `grpc-timeout` ends the call with DEADLINE_EXCEEDED when it passes; a stream reset
-/// cancels it. Unary and server-streaming calls take exactly one request message;
-/// bidirectional calls hand every request message to their `GRPCInboundStream` as it
-/// arrives.
+/// trailers-only UNIMPLEMENTED), reassembles the request message, runs the handler where
+/// its service places it (on the event loop for calls that take microseconds, on the
+/// worker pool otherwise) and ends the call with `grpc-status`. A `grpc-timeout` ends the
+/// call with DEADLINE_EXCEEDED when it passes; a stream reset cancels it; a unary request
+/// message must arrive within the body timeout. Unary and server-streaming calls take
+/// exactly one request message; bidirectional calls hand every request message to their
+/// `GRPCInboundStream` as it arrives.
 public struct GRPCRouter: HTTP2StreamHandler {
     let services: [any GRPCService]
     let maxMessageSize: Int
@@ -24,57 +25,61 @@ public struct GRPCRouter: HTTP2StreamHandler {
         guard contentType.hasPrefix("application/grpc") else {
             try? stream.sendHeaders([HTTP2Header(":status", "415"), HTTP2Header("content-type", "text/plain")], endStream: false)
             try? stream.sendData(Array("Only gRPC (content-type application/grpc) is served over HTTP/2.\n".utf8), endStream: true)
-            return DiscardingReceiver()
+            return DiscardingReceiver(stream: stream)
         }
         let call = GRPCServerCall(stream: stream, request: request)
         guard request.method == "POST" else {
             call.finish(.unimplemented, message: "gRPC requires POST, got \(request.method).")
-            return DiscardingReceiver()
+            return DiscardingReceiver(stream: stream)
         }
-        if let streamHandler = streamHandler(for: request.path) {
-            if let timeout = request.value("grpc-timeout") {
-                guard let duration = GRPCTimeout.parse(timeout) else {
-                    call.finish(.internal, message: "Invalid grpc-timeout \"\(timeout)\".")
-                    return DiscardingReceiver()
-                }
-                Self.scheduleDeadline(duration, for: call)
-            }
-            let receiver = StreamReceiver(call: call, inbound: streamHandler(call),
-                                          reader: GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: request.value("grpc-encoding")))
-            if endStream { receiver.received([], endStream: true) }
-            return receiver
-        }
-        guard let handler = handler(for: request.path) else {
+        guard let (service, method) = route(request.path) else {
             call.finish(.unimplemented, message: "Method not found: \(request.path)")
-            return DiscardingReceiver()
+            return DiscardingReceiver(stream: stream)
+        }
+        let streamHandler = service.streamHandler(for: method)
+        let handler = streamHandler == nil ? service.handler(for: method) : nil
+        guard streamHandler != nil || handler != nil else {
+            call.finish(.unimplemented, message: "Method not found: \(request.path)")
+            return DiscardingReceiver(stream: stream)
         }
         if let timeout = request.value("grpc-timeout") {
             guard let duration = GRPCTimeout.parse(timeout) else {
                 call.finish(.internal, message: "Invalid grpc-timeout \"\(timeout)\".")
-                return DiscardingReceiver()
+                return DiscardingReceiver(stream: stream)
             }
             Self.scheduleDeadline(duration, for: call)
         }
-        let receiver = Receiver(call: call, handler: handler,
-                                reader: GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: request.value("grpc-encoding")))
+        let reader = GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: request.value("grpc-encoding"))
+        let receiver: any HTTP2RequestBodyReceiver
+        if let streamHandler {
+            receiver = StreamReceiver(call: call, inbound: streamHandler(call), reader: reader)
+        } else if let handler {
+            let unary = Receiver(call: call, handler: handler, placement: service.placement(for: method), reader: reader)
+            if !endStream { unary.expectBody(within: stream.limits.bodyTimeout) }
+            receiver = unary
+        } else {
+            return DiscardingReceiver(stream: stream)
+        }
         if endStream { receiver.received([], endStream: true) }
         return receiver
     }
 
-    /// The handler of `/{service}/{method}`, if any.
-    func handler(for path: String) -> GRPCHandler? {
+    /// The service and method of `/{service}/{method}`, if the service is known.
+    func route(_ path: String) -> (any GRPCService, String)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].isEmpty else { return nil }
         guard let service = services.first(where: { $0.name == parts[1] }) else { return nil }
-        return service.handler(for: String(parts[2]))
+        return (service, String(parts[2]))
+    }
+
+    /// The unary or server-streaming handler of `/{service}/{method}`, if any.
+    func handler(for path: String) -> GRPCHandler? {
+        route(path).flatMap { $0.0.handler(for: $0.1) }
     }
 
     /// The bidirectional handler of `/{service}/{method}`, if any.
     func streamHandler(for path: String) -> GRPCStreamHandler? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].isEmpty else { return nil }
-        guard let service = services.first(where: { $0.name == parts[1] }) else { return nil }
-        return service.streamHandler(for: String(parts[2]))
+        route(path).flatMap { $0.0.streamHandler(for: $0.1) }
     }
 
     /// Ends the call with DEADLINE_EXCEEDED once `duration` has passed (deadlines beyond
@@ -86,27 +91,47 @@ public struct GRPCRouter: HTTP2StreamHandler {
 
     /// Drops the body of a request already answered.
     final class DiscardingReceiver: HTTP2RequestBodyReceiver {
-        func received(_ data: [UInt8], endStream: Bool) {}
+        let stream: HTTP2ServerStream
+        init(stream: HTTP2ServerStream) { self.stream = stream }
+        func received(_ data: [UInt8], endStream: Bool) { stream.releaseInput(data.count) }
         func reset(_ code: HTTP2ErrorCode) {}
     }
 
     /// Collects the request message; at the end of the request stream runs the handler.
-    final class Receiver: HTTP2RequestBodyReceiver {
+    /// Touched on the connection's event loop only (the body timer runs there too).
+    final class Receiver: HTTP2RequestBodyReceiver, @unchecked Sendable {
         let call: GRPCServerCall
         let handler: GRPCHandler
+        let placement: HandlerPlacement
         private var reader: GRPCMessageReader
         private var messages: [[UInt8]] = []
         private var failed = false
+        private var complete = false
+        private var bodyTimer: TimerHandle?
 
-        init(call: GRPCServerCall, handler: @escaping GRPCHandler, reader: GRPCMessageReader) {
+        init(call: GRPCServerCall, handler: @escaping GRPCHandler, placement: HandlerPlacement, reader: GRPCMessageReader) {
             self.call = call
             self.handler = handler
+            self.placement = placement
             self.reader = reader
         }
 
+        /// Ends the call if its request message is not complete within `seconds` (a body
+        /// trickled to hold the stream open).
+        func expectBody(within seconds: Double) {
+            let call = call
+            bodyTimer = call.stream.eventLoop.scheduleFromAnyThread(after: Monotonic.nanoseconds(seconds)) { [weak self] in
+                guard let self, !self.complete else { return }
+                self.failed = true
+                call.finish(.deadlineExceeded, message: "The request message was not received within \(seconds) s.")
+            }
+        }
+
         func received(_ data: [UInt8], endStream: Bool) {
-            guard !failed else { return }
+            guard !failed else { call.stream.releaseInput(data.count); return }
+            let heldBefore = reader.bufferedCount
             reader.append(data)
+            defer { call.stream.releaseInput(heldBefore + data.count - (failed ? 0 : reader.bufferedCount)) }
             do throws(GRPCStatus) {
                 while let m = try reader.next() {
                     messages.append(m)
@@ -117,6 +142,8 @@ public struct GRPCRouter: HTTP2StreamHandler {
                     guard let message = messages.first else {
                         throw GRPCStatus(.invalidArgument, "The request ended without a request message.")
                     }
+                    complete = true
+                    if let t = bodyTimer { call.stream.eventLoop.cancel(t) }
                     dispatch(message)
                 }
             } catch {
@@ -125,11 +152,14 @@ public struct GRPCRouter: HTTP2StreamHandler {
             }
         }
 
-        func reset(_ code: HTTP2ErrorCode) { call.cancel() }
+        func reset(_ code: HTTP2ErrorCode) {
+            if let t = bodyTimer { call.stream.eventLoop.cancel(t) }
+            call.cancel()
+        }
 
         private func dispatch(_ message: [UInt8]) {
             let (call, handler) = (call, handler)
-            call.runWorker {
+            call.run(placement) {
                 guard !call.isEnded else { return }
                 do throws(GRPCStatus) {
                     try handler(message, call)
@@ -157,8 +187,10 @@ public struct GRPCRouter: HTTP2StreamHandler {
         }
 
         func received(_ data: [UInt8], endStream: Bool) {
-            guard !done else { return }
+            guard !done else { call.stream.releaseInput(data.count); return }
+            let heldBefore = reader.bufferedCount
             reader.append(data)
+            defer { call.stream.releaseInput(heldBefore + data.count - (done ? 0 : reader.bufferedCount)) }
             do throws(GRPCStatus) {
                 while let m = try reader.next() { inbound.received(m) }
                 if endStream {

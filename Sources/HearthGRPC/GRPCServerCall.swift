@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import HearthTransport
 import Synchronization
 
@@ -13,15 +13,17 @@ import Synchronization
 /// `flush()`, and at the end — so a streamed result is a few large DATA frames and socket
 /// writes rather than one per message, and a unary answer (headers, message, trailers) is
 /// one write. Calls that answer over time (Listen, Write) flush after each batch of work.
+///
+/// Back-pressure: a call whose client is not reading has at most the stream's buffer
+/// budget queued. Sessions check `isWritable` and come back through `whenWritable`; a
+/// handler on a worker thread that sends past the budget waits (up to the send timeout)
+/// for the client to read; a handler on the event loop never waits.
 public final class GRPCServerCall: Sendable {
     public let stream: HTTP2ServerStream
     /// Request metadata (the HTTP/2 request headers).
     public let request: HTTP2RequestHeaders
     private let progress = Mutex(Progress())
 
-    /// Queued response bytes above which `send` waits for the client to read (flow control
-    /// back-pressure for long streams).
-    static let maxQueuedBytes = 4 << 20
     /// Buffered message bytes that are handed to the stream without waiting for a flush.
     static let flushThreshold = 32 << 10
 
@@ -30,8 +32,20 @@ public final class GRPCServerCall: Sendable {
         var ended = false
         /// Framed messages not yet handed to the stream.
         var buffer: [UInt8] = []
-        /// Registered with `GRPCDeadlines`.
-        var watched = false
+        /// The deadline timer, cancelled when the call ends first.
+        var deadline: TimerHandle?
+        /// Run once when the call ends, however it ends.
+        var endHandlers: [@Sendable () -> Void] = []
+
+        /// Marks the call ended; returns what must run once the lock is released.
+        mutating func end() -> (TimerHandle?, [@Sendable () -> Void]) {
+            ended = true
+            defer {
+                deadline = nil
+                endHandlers = []
+            }
+            return (deadline, endHandlers)
+        }
     }
 
     init(stream: HTTP2ServerStream, request: HTTP2RequestHeaders) {
@@ -40,85 +54,147 @@ public final class GRPCServerCall: Sendable {
     }
 
     /// Ends the call with DEADLINE_EXCEEDED when `duration` has passed, unless it has
-    /// ended by then.
+    /// ended by then (a timer on the connection's event loop).
     func expire(after duration: Duration) {
-        let register = progress.withLock { p -> Bool in
-            guard !p.ended else { return false }
-            p.watched = true
-            return true
+        let (seconds, attoseconds) = duration.components
+        let nanos = seconds > 86_400 * 365 ? Int64.max / 4 : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let handle = stream.eventLoop.scheduleFromAnyThread(after: nanos) { [weak self] in
+            self?.finish(.deadlineExceeded, message: "Deadline Exceeded")
         }
-        if register { GRPCDeadlines.shared.watch(self, for: duration) }
+        let cancelNow = progress.withLock { p -> Bool in
+            guard !p.ended else { return true }
+            p.deadline = handle
+            return false
+        }
+        if cancelNow { stream.eventLoop.cancel(handle) }
     }
 
-    /// Runs the call's handler on a worker thread (`WorkerPool.calls`: an idle one or a new
-    /// one, so calls never wait for each other); RESOURCE_EXHAUSTED when none can start.
-    public func runWorker(_ body: @escaping @Sendable () -> Void) {
-        if !WorkerPool.calls.run(body) {
-            finish(.resourceExhausted, message: "The server could not start a thread for this call.")
+    /// Runs `body` where `placement` says: at once (the caller is on the event loop), or
+    /// on the server's worker pool. False (and the call ended RESOURCE_EXHAUSTED) when the
+    /// pool's queue is full.
+    @discardableResult
+    public func run(_ placement: HandlerPlacement, _ body: @escaping @Sendable () -> Void) -> Bool {
+        switch placement {
+        case .inline:
+            body()
+            return true
+        case .pool:
+            if stream.workers.submit(body) { return true }
+            finish(.resourceExhausted, message: "The server is busy: too many calls are waiting for a worker. Retry later.")
+            return false
         }
     }
+
+    /// Runs `body` on the server's worker pool (sessions: Listen, Write); false when the
+    /// pool is full (the call is then ended RESOURCE_EXHAUSTED).
+    @discardableResult
+    public func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool { run(.pool, body) }
 
     /// Whether the call has ended (answered, expired or reset).
     public var isEnded: Bool { progress.withLock { $0.ended } }
 
-    /// Queues one response message (sent at the latest by the next `flush` or the end).
-    public func send(_ message: [UInt8]) throws(GRPCStatus) {
-        while stream.queuedBytes > Self.maxQueuedBytes && !isEnded && stream.isOpen {
-            usleep(1000)
+    /// Whether the client has read enough that more may be sent now (or the call ended:
+    /// sending then fails at once, which is as good as an answer).
+    public var isWritable: Bool {
+        let buffered = progress.withLock { $0.ended ? 0 : $0.buffer.count }
+        return buffered + stream.queuedBytes <= stream.limits.maxStreamBuffer
+    }
+
+    /// Calls `body` once the client has read half the budget back, or the call's stream
+    /// has closed (at once when that is already so). `body` must not block.
+    public func whenWritable(_ body: @escaping @Sendable () -> Void) {
+        stream.whenWritable(threshold: stream.limits.maxStreamBuffer / 2, body)
+    }
+
+    /// Runs `body` once when the call ends — answered, expired, reset, or its connection
+    /// gone — at once when it already has. `body` must not block.
+    public func onEnded(_ body: @escaping @Sendable () -> Void) {
+        let now = progress.withLock { p -> Bool in
+            if p.ended { return true }
+            p.endHandlers.append(body)
+            return false
         }
+        if now { body() }
+    }
+
+    /// Queues one response message (sent at the latest by the next `flush` or the end).
+    /// With `waitIfBehind` (a handler on a worker thread), waits while the client has more
+    /// than the stream's budget unread; sessions pass false and pause between batches.
+    public func send(_ message: [UInt8], waitIfBehind: Bool = true) throws(GRPCStatus) {
+        var ends: (TimerHandle?, [@Sendable () -> Void]) = (nil, [])
         let sent = progress.withLock { p -> Bool in
             guard !p.ended else { return false }
             GRPCMessageWriter.frame(message, into: &p.buffer)
-            return p.buffer.count < Self.flushThreshold || Self.write(&p, to: stream, trailers: nil)
+            if p.buffer.count < Self.flushThreshold || Self.write(&p, to: stream, trailers: nil) { return true }
+            ends = p.end()
+            return false
         }
-        if !sent { throw GRPCStatus(.cancelled, "The call was cancelled.") }
+        if !sent {
+            runEnd(ends)
+            throw GRPCStatus(.cancelled, "The call was cancelled.")
+        }
+        if waitIfBehind && !stream.eventLoop.inEventLoop && stream.queuedBytes > stream.limits.maxStreamBuffer { waitUntilWritable() }
+    }
+
+    private func runEnd(_ ends: (TimerHandle?, [@Sendable () -> Void])) {
+        if let deadline = ends.0 { stream.eventLoop.cancel(deadline) }
+        for body in ends.1 { body() }
+    }
+
+    /// A worker thread waits for the client to read (bounded: a client that reads nothing
+    /// for the send timeout has its connection closed, which ends the wait).
+    private func waitUntilWritable() {
+        let semaphore = DispatchSemaphore(value: 0)
+        whenWritable { semaphore.signal() }
+        semaphore.wait()
     }
 
     /// Hands the buffered messages to the stream.
     public func flush() {
-        progress.withLock { p in
-            guard !p.ended, !p.buffer.isEmpty else { return }
-            _ = Self.write(&p, to: stream, trailers: nil)
+        let ends = progress.withLock { p -> (TimerHandle?, [@Sendable () -> Void]) in
+            guard !p.ended, !p.buffer.isEmpty, !Self.write(&p, to: stream, trailers: nil) else { return (nil, []) }
+            return p.end()
         }
+        runEnd(ends)
     }
 
     /// Ends the call with a status (no-op when it has already ended).
     public func finish(_ code: GRPCStatus.Code, message: String = "") {
-        let watched = progress.withLock { p -> Bool in
-            guard !p.ended else { return false }
+        let ends = progress.withLock { p -> (TimerHandle?, [@Sendable () -> Void]) in
+            guard !p.ended else { return (nil, []) }
             if p.headersSent || !p.buffer.isEmpty {
                 _ = Self.write(&p, to: stream, trailers: GRPCStatus.trailers(code, message: message))
             } else {
                 try? stream.sendHeaders(GRPCStatus.trailersOnly(code, message: message), endStream: true)
             }
-            p.ended = true
-            return p.watched
+            return p.end()
         }
-        if watched { GRPCDeadlines.shared.forget(self) }
+        runEnd(ends)
     }
 
-    /// Ends the call with an error's code and message.
+    /// Ends the call with a status's code and message.
     public func finish(_ status: GRPCStatus) { finish(status.code, message: status.message) }
 
     /// The client reset the stream: nothing more is sent.
     func cancel() {
-        let watched = progress.withLock { p -> Bool in
-            defer { p.ended = true }
-            return !p.ended && p.watched
+        let ends = progress.withLock { p -> (TimerHandle?, [@Sendable () -> Void]) in
+            guard !p.ended else { return (nil, []) }
+            return p.end()
         }
-        if watched { GRPCDeadlines.shared.forget(self) }
+        runEnd(ends)
     }
 
     /// Writes the headers (the first time), the buffer and optionally the trailers in one
-    /// step; false (and the call ended) when the stream is gone.
+    /// step; false when the stream is gone (the caller then ends the call).
     private static func write(_ p: inout Progress, to stream: HTTP2ServerStream, trailers: [HTTP2Header]?) -> Bool {
+        // The buffer is handed over, not copied: the stream keeps it until it is written.
+        let data = p.buffer
+        p.buffer = []
         do {
-            try stream.send(headers: p.headersSent ? nil : GRPCStatus.responseHeaders, data: p.buffer, trailers: trailers)
+            try stream.send(headers: p.headersSent ? nil : GRPCStatus.responseHeaders, data: data, trailers: trailers)
             p.headersSent = true
-            p.buffer.removeAll(keepingCapacity: true)
             return true
         } catch {
-            p.ended = true
             return false
         }
     }

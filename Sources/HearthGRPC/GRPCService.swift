@@ -10,13 +10,17 @@ public protocol GRPCService: Sendable {
     /// The handler of a bidirectional-streaming `method`, or nil (then `handler(for:)`
     /// decides; nil from both is UNIMPLEMENTED).
     func streamHandler(for method: String) -> GRPCStreamHandler?
+    /// Where the unary handler of `method` runs: `.inline` on the event loop only for
+    /// calls that take microseconds and never wait (default: the worker pool).
+    func placement(for method: String) -> HandlerPlacement
 }
 
 extension GRPCService {
     public func streamHandler(for method: String) -> GRPCStreamHandler? { nil }
+    public func placement(for method: String) -> HandlerPlacement { .pool }
 }
 
-/// Runs one call on a worker thread: decodes the single request message, sends the
+/// Runs one call (on the loop or a worker thread, as its service places it): decodes the single request message, sends the
 /// response message(s) through the call, or throws the error status. The router ends the
 /// call (OK after a normal return).
 public typealias GRPCHandler = @Sendable (_ request: [UInt8], _ call: GRPCServerCall) throws(GRPCStatus) -> Void

@@ -4,28 +4,30 @@ import HearthGRPC
 import HearthTransport
 
 /// The emulator process's server: one port serving every protocol over one
-/// `EmulatorState` — HTTP/1.1 for the Firestore REST API (`/v1/…`) and the emulator
-/// endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`), and HTTP/2 (connections that
-/// open with its preface) for gRPC `google.firestore.v1.Firestore`.
+/// `EmulatorState` — HTTP/1.1 for the Firestore REST API (`/v1/…`), the WebChannel
+/// endpoints browsers use (`/google.firestore.v1.Firestore/{Listen,Write}/channel`) and the
+/// emulator endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`), and HTTP/2
+/// (connections that open with its preface) for gRPC `google.firestore.v1.Firestore`.
 public final class EmulatorServer: Sendable {
     public let state: EmulatorState
     let http: HTTPServer
-    let http2: HTTP2Server
+    let webChannel: WebChannelService
 
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 8080, state: EmulatorState = EmulatorState(),
-                limits: HTTPLimits = HTTPLimits()) throws {
+                limits: HTTPLimits = HTTPLimits(), webChannelLimits: WebChannelLimits = WebChannelLimits()) throws {
         self.state = state
-        let handler = RequestHandler(state: state)
+        let webChannel = WebChannelService(state: state, limits: webChannelLimits)
+        let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
-        let http2 = HTTP2Server(handler: GRPCRouter(services: [FirestoreGRPCService(state: state)]))
-        self.http2 = http2
-        http = try HTTPServer(host: host, port: port, limits: limits, http2: http2) { request in
+        let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
+        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
-        // The HTTP/2 connections belong to the HTTP/2 server: it sends them GOAWAY.
-        http.onStop { http2.stop() }
+        self.webChannel = webChannel
+        webChannel.workers.withLock { $0 = http.workers }
+        http.onStop { webChannel.stop() }
     }
 
     /// The bound port.
@@ -34,7 +36,7 @@ public final class EmulatorServer: Sendable {
     /// `host:port`, as `FIRESTORE_EMULATOR_HOST` wants it.
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     /// Open client connections, both protocols.
-    public var connectionCount: Int { http.connectionCount + http2.connectionCount }
+    public var connectionCount: Int { http.connectionCount }
 
     /// Stops serving (idempotent).
     public func stop() { http.stop() }
@@ -51,6 +53,7 @@ private final class ServerBox: @unchecked Sendable {
 /// Turns one HTTP request into one response: CORS, auth, routing, error mapping.
 struct RequestHandler: Sendable {
     let state: EmulatorState
+    let webChannel: WebChannelService
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         var response: HTTPResponse
@@ -83,6 +86,7 @@ struct RequestHandler: Sendable {
                 r.afterWrite = stop
                 return r
             }
+            if let kind = WebChannelService.kind(of: path) { return webChannel.handle(request, kind: kind) }
             if path.hasPrefix("/v1/") {
                 let auth = try AuthContext.parse(request.header("authorization"))
                 if let r = try RESTRouter(state: state).route(request, auth: auth) { return r }

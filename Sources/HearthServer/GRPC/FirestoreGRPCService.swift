@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthTransport
 
 /// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
 /// the same `DocumentService` as the REST front end (rules, transactions, paging, admin
@@ -21,6 +22,20 @@ struct FirestoreGRPCService: GRPCService {
                     try rpc(bytes, FirestoreCall(call))
                 }
             } catch { throw GRPCStatus(error) }
+        }
+    }
+
+    /// Point reads and writes run on the connection's event loop: they take microseconds
+    /// and never wait (the engine's commit lock is held for microseconds; transactions are
+    /// optimistic), so they are spared two thread hand-offs. Queries, listings and batch
+    /// writes, whose cost grows with the data, run on the worker pool.
+    func placement(for method: String) -> HandlerPlacement {
+        switch method {
+        case "GetDocument", "BatchGetDocuments", "Commit", "BeginTransaction", "Rollback",
+             "CreateDocument", "UpdateDocument", "DeleteDocument":
+            .inline
+        default:
+            .pool
         }
     }
 
@@ -51,8 +66,8 @@ struct FirestoreGRPCService: GRPCService {
 
     func streamHandler(for method: String) -> GRPCStreamHandler? {
         switch method {
-        case "Listen": return { [state] call in ListenSession.start(state: state, call: FirestoreCall(call)) }
-        case "Write": return { [state] call in WriteSession.start(state: state, call: FirestoreCall(call)) }
+        case "Listen": return { [state] call in ListenSession.start(state: state, call: FirestoreCall(call, waitsForClient: false)) }
+        case "Write": return { [state] call in WriteSession.start(state: state, call: FirestoreCall(call, waitsForClient: false)) }
         default: return nil
         }
     }

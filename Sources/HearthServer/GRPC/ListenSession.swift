@@ -2,12 +2,14 @@ import Foundation
 import HearthCore
 import HearthGRPC
 
-/// One gRPC `Listen` stream (wire-protocol §6): the targets the client added, each
-/// registered with `Database.listen`, and one worker thread that turns requests and view
-/// snapshots into ListenResponses in order.
+/// One `Listen` stream (over gRPC, or over WebChannel as JSON): the targets the client added, each
+/// registered with `Database.listen` as a subscription to the engine's change sets, and
+/// the work that turns requests and view snapshots into ListenResponses in order — run a
+/// batch at a time on the worker pool when something arrives, so an open stream with
+/// nothing to say holds no thread.
 ///
 /// Requests, the end of input and every snapshot the engine hands over (under its commit
-/// lock, so only queued here) go through one FIFO queue; the worker sends, for a new
+/// lock, so only queued here) go through one mailbox; the session sends, for a new
 /// target, ADD (RESET when a resume cannot be answered exactly) → DocumentChanges (the
 /// exact delta for a resume, then an ExistenceFilter when the client sent expected_count) →
 /// CURRENT, for a commit DocumentChange / DocumentDelete / DocumentRemove, and after the
@@ -15,10 +17,10 @@ import HearthGRPC
 /// A target that fails validation or the security rules is answered with REMOVE carrying
 /// the error as its cause; a malformed request ends the stream with INVALID_ARGUMENT. The
 /// stream ends OK when the client half-closes; a reset, deadline or server stop ends it
-/// too. Whatever ends it, the worker unregisters every target. Sending waits for the
-/// client to read (flow control), so a large initial result streams in bounded memory; a
-/// client that stops reading while commits go on gets, past `maxQueuedEvents`, a RESET and
-/// its targets' full results instead of an ever longer backlog.
+/// too. Whatever ends it, the session unregisters every target. Between batches the session
+/// waits (holding no thread) while the client is behind on reading; a client that stops
+/// reading while commits go on gets, past `maxQueuedEvents`, a RESET and its targets' full
+/// results instead of an ever longer backlog.
 final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     enum Event {
         case request([UInt8])
@@ -56,14 +58,15 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     let state: EmulatorState
-    let call: FirestoreCall
+    let call: any FirestoreStreamCall
+    let codec: any ListenCodec
     /// This stream's entry in `state.streams`.
     private let streamID: Int
 
-    /// Shared with the connection thread and the engine's sinks.
-    private let events = GRPCEventQueue<Event>()
+    /// Shared with the connection's event loop and the engine's sinks.
+    private let events = GRPCMailbox<Event>()
 
-    // Worker thread only.
+    // The session's batches only (one at a time, whatever thread runs them).
     private var database: DatabaseID?
     private var rules: RulesEnforcer?
     private var targets: [Int32: ActiveTarget] = [:]
@@ -71,33 +74,51 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     private var lastReadTime: Timestamp?
     private var finished = false
 
-    private init(state: EmulatorState, call: FirestoreCall) {
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec) {
         self.state = state
         self.call = call
-        streamID = state.streams.open(.listen, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
+        self.codec = codec
+        streamID = state.streams.open(.listen, transport: call.transport, caller: .init(authorization: call.authorization))
     }
 
-    /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
-    static func start(state: EmulatorState, call: FirestoreCall) -> ListenSession {
-        let session = ListenSession(state: state, call: call)
-        call.runWorker { session.run() }
+    /// Starts a session for `call`; its batches run on the server's worker pool.
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec = ListenProtobufCodec()) -> ListenSession {
+        let session = ListenSession(state: state, call: call, codec: codec)
+        // However the call ends (a deadline, the connection closing), the session hears it.
+        call.onEnded { [weak session] in session?.enqueue(.cancelled) }
         return session
     }
 
-    // MARK: GRPCInboundStream (connection thread)
+    // MARK: GRPCInboundStream (the connection's event loop)
 
     func received(_ message: [UInt8]) { enqueue(.request(message)) }
     func inputEnded() { enqueue(.inputEnded) }
     func cancelled() { enqueue(.cancelled) }
 
-    private func enqueue(_ event: Event) { events.append(event) }
+    private func enqueue(_ event: Event) {
+        if events.append(event) { schedule() }
+    }
 
-    /// Queues a snapshot from the engine. A client that stops reading holds the worker up in
-    /// `send` while commits go on; past `maxQueuedEvents`, each target's queued non-initial
+    /// Runs the next batches on the worker pool. A full pool ends the call
+    /// (RESOURCE_EXHAUSTED); the targets are then released on the event loop, never on the
+    /// engine's thread that may be handing over a snapshot under its lock.
+    private func schedule() {
+        if !call.runWorker({ [self] in drain() }) {
+            call.onEventLoop { [self] in
+                finished = true
+                stopAll()
+            }
+        }
+    }
+
+    /// Queues a snapshot from the engine. While a client is behind on reading, the session
+    /// waits and commits go on; past `maxQueuedEvents`, each target's queued non-initial
     /// snapshots collapse into one resync, so the backlog stays bounded by the number of
     /// targets rather than growing with every commit.
     private func enqueue(snapshot: ViewSnapshot, target id: Int32, generation: Int) {
-        events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse)
+        if events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse) {
+            schedule()
+        }
     }
 
     /// Keeps requests, ends and initial snapshots; replaces each target's later snapshots by
@@ -126,13 +147,17 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         return out
     }
 
-    // MARK: Worker
+    // MARK: Batches
 
-    private func run() {
-        defer { stopAll() }
+    /// Handles what is queued, batch by batch, until nothing is (the session goes idle) or
+    /// the client is behind (it resumes when the client has read).
+    private func drain() {
         while !finished {
-            var batch = events.next(whileOpen: call.grpc)
-            guard !batch.isEmpty else { return }  // the call ended with nothing left to do
+            guard call.isWritable else {
+                call.whenWritable { [self] in schedule() }
+                return
+            }
+            guard var batch = events.take() else { return }
             if let database, batch.contains(where: \.isSnapshot) {
                 // The engine publishes a commit's snapshots under its lock: taking it once
                 // waits out a commit still handing them over, so its targets' changes
@@ -144,10 +169,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 try process(batch)
                 call.flush()
             } catch {
+                finished = true
                 call.finish(error)
-                return
             }
         }
+        stopAll()
     }
 
     private func stopAll() {
@@ -177,13 +203,13 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             if let t = owed { try sendNoChange(t); owed = nil }
             switch event {
             case .request(let bytes):
-                try state.requestLog.serve(.grpc, method: "Listen", path: "/google.firestore.v1.Firestore/Listen",
-                                           authorization: call.request.value("authorization")) { () throws(FirestoreError) in
-                    try handle(ListenMessages.decodeRequest(bytes))
+                try state.requestLog.serve(call.transport, method: "Listen", path: "/google.firestore.v1.Firestore/Listen",
+                                           authorization: call.authorization) { () throws(FirestoreError) in
+                    try handle(codec.decodeRequest(bytes))
                 }
             case .inputEnded:
                 finished = true
-                call.finish(.ok)
+                call.finish(.ok, message: "")
             case .cancelled:
                 finished = true
             case .snapshot, .resync: break
@@ -192,10 +218,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         if let t = owed, !finished { try sendNoChange(t) }
     }
 
+    /// The read time a client is told. Before the first commit a database's read time is
+    /// the minimum timestamp (year 1); SDKs take read times at or before the Unix epoch for
+    /// "no version yet" and never raise the snapshot (a first `getDoc` on a fresh server
+    /// waited forever), so such a time is reported as the first microsecond after it.
+    static func reported(_ readTime: Timestamp) -> Timestamp {
+        max(readTime, Timestamp(seconds: 0, nanos: 1000))
+    }
+
     private func sendNoChange(_ readTime: Timestamp) throws(FirestoreError) {
-        let t = max(readTime, lastReadTime ?? readTime)
+        let t = max(Self.reported(readTime), lastReadTime ?? readTime)
         lastReadTime = t
-        try call.send(ListenMessages.encodeTargetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
+        try call.send(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
     }
 
     // MARK: Requests
@@ -207,7 +241,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 throw .invalidArgument("All requests of a Listen stream must name the same database (\(database.name)), got \(request.database).")
             }
         } else {
-            let auth = try AuthContext.parse(call.request.value("authorization"))
+            let auth = try AuthContext.parse(call.authorization)
             rules = try RulesEnforcer(state: state, database: requested, auth: auth)
             database = requested
             state.streams.update(streamID) { $0.database = requested }
@@ -218,13 +252,13 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")
         case .remove(let id):
             guard let target = targets.removeValue(forKey: id) else {
-                try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id],
+                try call.send(codec.targetChange(.remove, targetIDs: [id],
                     cause: FirestoreError(.invalidArgument, "Target \(id) is not active on this stream.")))
                 return
             }
             state.database(requested).stopListening(target.registration)
             state.streams.update(streamID) { $0.targets[id] = nil }
-            try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
+            try call.send(codec.targetChange(.remove, targetIDs: [id]))
         case .add(let spec):
             try add(spec, database: requested)
         }
@@ -259,7 +293,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             state.streams.update(streamID) { $0.targets[id] = target }
         } catch {
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
-            try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id], cause: error))
+            try call.send(codec.targetChange(.remove, targetIDs: [id], cause: error))
         }
     }
 
@@ -272,18 +306,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 if change.kind == .removed {
                     try sendGone(change.document.path, from: id, readTime: snapshot.readTime, database: database)
                 } else {
-                    try call.send(ListenMessages.encodeDocumentChange(change.document, database: database, targetIDs: [id]))
+                    try call.send(codec.documentChange(change.document, database: database, targetIDs: [id]))
                 }
             }
             return
         }
-        try call.send(ListenMessages.encodeTargetChange(.add, targetIDs: [id]))
+        try call.send(codec.targetChange(.add, targetIDs: [id]))
         var previous: [ResourcePath: Document]?
         if target.resumeRequested {
             if let from = target.resumeFrom, from <= snapshot.readTime {
                 previous = try? documents(of: target.target, at: from, database: database)
             }
-            if previous == nil { try call.send(ListenMessages.encodeTargetChange(.reset, targetIDs: [id])) }
+            if previous == nil { try call.send(codec.targetChange(.reset, targetIDs: [id])) }
         }
         if let previous {
             // An exact delta since the resume time.
@@ -291,7 +325,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             for doc in snapshot.documents {
                 present.insert(doc.path)
                 if previous[doc.path]?.updateTime != doc.updateTime {
-                    try call.send(ListenMessages.encodeDocumentChange(doc, database: database, targetIDs: [id]))
+                    try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
                 }
             }
             for path in previous.keys.sorted(by: { $0.description < $1.description }) where !present.contains(path) {
@@ -300,20 +334,20 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             if target.expectedCount != nil {
                 // As production: the count after the delta, so a client whose cache went
                 // wrong resets the target.
-                try call.send(ListenMessages.encodeExistenceFilter(targetID: id, count: snapshot.documents.count))
+                try call.send(codec.existenceFilter(targetID: id, count: snapshot.documents.count))
             }
         } else {
             for doc in snapshot.documents {
-                try call.send(ListenMessages.encodeDocumentChange(doc, database: database, targetIDs: [id]))
+                try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
             }
         }
-        try call.send(ListenMessages.encodeTargetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
-                                                        readTime: snapshot.readTime))
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
         if target.once {
             state.database(database).stopListening(target.registration)
             targets[id] = nil
             state.streams.update(streamID) { $0.targets[id] = nil }
-            try call.send(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
+            try call.send(codec.targetChange(.remove, targetIDs: [id]))
         }
     }
 
@@ -321,21 +355,21 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// CURRENT (the client drops what it held and takes this).
     private func resend(_ snapshot: ViewSnapshot, to id: Int32) throws(FirestoreError) {
         guard let database else { return }
-        try call.send(ListenMessages.encodeTargetChange(.reset, targetIDs: [id]))
+        try call.send(codec.targetChange(.reset, targetIDs: [id]))
         for doc in snapshot.documents {
-            try call.send(ListenMessages.encodeDocumentChange(doc, database: database, targetIDs: [id]))
+            try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
         }
-        try call.send(ListenMessages.encodeTargetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
-                                                        readTime: snapshot.readTime))
+        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
     }
 
     /// A document that left target `id`: DocumentDelete when it no longer exists at
     /// `readTime`, DocumentRemove when it exists but stopped matching.
     private func sendGone(_ path: ResourcePath, from id: Int32, readTime: Timestamp, database: DatabaseID) throws(FirestoreError) {
         if state.database(database).state().document(path, at: readTime) == nil {
-            try call.send(ListenMessages.encodeDocumentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try call.send(codec.documentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
         } else {
-            try call.send(ListenMessages.encodeDocumentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try call.send(codec.documentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
         }
     }
 

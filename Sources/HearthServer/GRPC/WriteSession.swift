@@ -2,8 +2,9 @@ import Foundation
 import HearthCore
 import HearthGRPC
 
-/// One gRPC `Write` stream (wire-protocol §7): the handshake, then one atomic commit per
-/// request, on a worker thread that handles the requests in order.
+/// One `Write` stream (over gRPC, or over WebChannel as JSON): the handshake, then one atomic commit per
+/// request, handled in order a batch at a time on the worker pool (an idle stream holds no
+/// thread).
 ///
 /// The first request names the database and carries no writes; it is answered with the
 /// stream's id and a first stream token. Each later request's writes are committed
@@ -22,12 +23,13 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     let state: EmulatorState
-    let call: FirestoreCall
+    let call: any FirestoreStreamCall
+    let codec: any WriteCodec
 
-    /// Shared with the connection thread.
-    private let events = GRPCEventQueue<Event>()
+    /// Shared with the connection's event loop.
+    private let events = GRPCMailbox<Event>()
 
-    // Worker thread only.
+    // The session's batches only (one at a time).
     private var service: DocumentService?
     private let streamID = UUID().uuidString.lowercased()
     /// This stream's entry in `state.streams`.
@@ -35,56 +37,68 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     private var tokenCounter: UInt64 = 0
     private var finished = false
 
-    private init(state: EmulatorState, call: FirestoreCall) {
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec) {
         self.state = state
         self.call = call
-        openStreamID = state.streams.open(.write, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
+        self.codec = codec
+        openStreamID = state.streams.open(.write, transport: call.transport, caller: .init(authorization: call.authorization))
     }
 
-    /// Starts a session for `call`, its worker on a thread of `WorkerPool.calls`.
-    static func start(state: EmulatorState, call: FirestoreCall) -> WriteSession {
-        let session = WriteSession(state: state, call: call)
-        call.runWorker { session.run() }
+    /// Starts a session for `call`; its batches run on the server's worker pool.
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec = WriteProtobufCodec()) -> WriteSession {
+        let session = WriteSession(state: state, call: call, codec: codec)
+        // However the call ends (a deadline, the connection closing), the session hears it.
+        call.onEnded { [weak session] in session?.enqueue(.cancelled) }
         return session
     }
 
-    // MARK: GRPCInboundStream (connection thread)
+    // MARK: GRPCInboundStream (the connection's event loop)
 
     func received(_ message: [UInt8]) { enqueue(.request(message)) }
     func inputEnded() { enqueue(.inputEnded) }
     func cancelled() { enqueue(.cancelled) }
 
-    private func enqueue(_ event: Event) { events.append(event) }
+    private func enqueue(_ event: Event) {
+        // A full pool has ended the call (RESOURCE_EXHAUSTED); nothing is held to release.
+        if events.append(event) { _ = call.runWorker { [self] in drain() } }
+    }
 
-    // MARK: Worker
+    // MARK: Batches
 
-    private func run() {
-        defer { state.streams.close(openStreamID) }
+    /// Handles what is queued until nothing is, or the client is behind on reading (then
+    /// it resumes once the client has read). Once the stream has ended, its entry in
+    /// `state.streams` is closed.
+    private func drain() {
         while !finished {
-            let batch = events.next(whileOpen: call.grpc)
-            guard !batch.isEmpty else { return }  // the call ended with nothing left to do
+            guard call.isWritable else {
+                call.whenWritable { [self] in
+                    if !call.runWorker({ [self] in drain() }) { finished = true }
+                }
+                return
+            }
+            guard let batch = events.take() else { return }
             do throws(FirestoreError) {
                 for event in batch where !finished { try handle(event) }
                 call.flush()
             } catch {
                 finished = true
                 call.finish(error)
-                return
             }
         }
+        state.streams.close(openStreamID)
     }
 
     private func handle(_ event: Event) throws(FirestoreError) {
         switch event {
         case .request(let bytes):
             state.streams.update(openStreamID) { $0.requests += 1 }
-            try state.requestLog.serve(.grpc, method: "Write", path: "/google.firestore.v1.Firestore/Write",
-                                       authorization: call.request.value("authorization")) { () throws(FirestoreError) in
-                try handle(WriteStreamMessages.decodeRequest(bytes))
+            try state.requestLog.serve(call.transport, method: "Write", path: "/google.firestore.v1.Firestore/Write",
+                                       authorization: call.authorization) { () throws(FirestoreError) in
+                try handle(codec.decodeRequest(bytes))
             }
         case .inputEnded:
             finished = true
-            call.finish(.ok)
+            call.finish(.ok, message: "")
         case .cancelled:
             finished = true
         }
@@ -99,13 +113,13 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         guard let service else {
             // The handshake.
             let database = try ResourceNameFields.database(request.database, field: "database")
-            guard request.writeReaders.isEmpty else {
+            guard request.writes.isEmpty else {
                 throw .invalidArgument("The first WriteRequest of a stream is the handshake and must not carry writes.")
             }
-            let auth = try AuthContext.parse(call.request.value("authorization"))
+            let auth = try AuthContext.parse(call.authorization)
             service = try DocumentService(state: state, database: database, auth: auth)
             state.streams.update(openStreamID) { $0.database = database }
-            try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken()))
+            try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: nil))
             return
         }
         let database = service.database
@@ -118,9 +132,9 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
             throw .invalidArgument("Unknown stream_id \"\(request.streamID)\" on this Write stream.")
         }
         // The client's teardown (or an empty batch): nothing to commit, nothing to answer.
-        guard !request.writeReaders.isEmpty else { return }
-        let writes = try TransactionMessages.decodeWrites(request.writeReaders, database: database)
+        guard !request.writes.isEmpty else { return }
+        let writes = try WriteStreamMessages.decodeWrites(request.writes, database: database)
         let result = try service.commit(writes, transaction: nil)
-        try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken(), result: result))
+        try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: result))
     }
 }

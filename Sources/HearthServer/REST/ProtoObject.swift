@@ -167,5 +167,13 @@ enum ProtoJSON {
         throw badValue(json, context: context, type: "TYPE_ENUM")
     }
 
+    /// A google.protobuf wrapper (`Int32Value` …) in the form WebChannel messages may carry
+    /// it: the bare value, or `{"value": n}`. (REST takes only the bare value, proto3 JSON's
+    /// form, as the official emulator does.)
+    static func unwrap(_ json: JSON) -> JSON {
+        if case .object(let p) = json, p.count == 1, p[0].0 == "value" { return p[0].1 }
+        return json
+    }
+
     static func base64(_ data: Data) -> JSON { .string(data.base64EncodedString()) }
 }

@@ -22,7 +22,7 @@ struct RulesEnforcer {
         self.database = database
         self.clock = state.clock
         self.log = state.requestLog
-        let rules = state.rules.rules(forProject: database.project)
+        let rules = state.rules.rules(for: database)
         if let failure = rules?.compileFailure { throw failure }
         if auth.isAdmin { checks = nil; return }
         checks = rules?.program.map { RulesChecks(program: $0, auth: auth.rulesAuth, database: database, coverage: rules?.coverage) }

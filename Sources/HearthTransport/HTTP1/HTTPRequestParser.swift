@@ -54,6 +54,12 @@ struct HTTPRequestParser {
     /// True while the head of a request is incomplete.
     var isReadingHead: Bool { head == nil && start < buffer.count }
 
+    /// True while a request's head is complete and its body is not.
+    var isReadingBody: Bool { head != nil }
+
+    /// Input held: bytes received and not yet returned in a request, and the body so far.
+    var heldByteCount: Int { buffer.count - start + body.count }
+
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && start == buffer.count {
             buffer.removeAll(keepingCapacity: true)

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// The body of a response that lasts (a WebChannel back channel, Server-Sent Events, a long
@@ -136,61 +131,3 @@ public final class HTTPResponseStream: Sendable {
         for h in handlers { h() }
     }
 }
-
-/// A self-pipe that wakes a connection thread blocked in `poll` when a producer queued
-/// bytes on its `HTTPResponseStream`. One byte in the pipe is enough; more are not written
-/// while one is pending, so the pipe never fills. The descriptors are closed under the same
-/// lock `signal` takes, so a late producer never writes to a reused descriptor.
-final class StreamWakeup: Sendable {
-    let readFD: Int32
-    private let writeFD: Int32
-    private let state = Mutex<(open: Bool, pending: Bool)>((true, false))
-
-    init?() {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return nil }
-        readFD = fds[0]
-        writeFD = fds[1]
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-    }
-
-    func signal() {
-        state.withLock { s in
-            guard s.open && !s.pending else { return }
-            s.pending = true
-            var byte: UInt8 = 1
-            _ = Glibc_write(writeFD, &byte, 1)
-        }
-    }
-
-    /// Empties the pipe; a `signal` after this wakes the next `poll` again.
-    func clear() {
-        state.withLock { s in
-            s.pending = false
-            var sink = [UInt8](repeating: 0, count: 16)
-            while Glibc_read(readFD, &sink, sink.count) > 0 {}
-        }
-    }
-
-    func closeDescriptors() {
-        state.withLock { s in
-            guard s.open else { return }
-            s.open = false
-            _ = Glibc_close(readFD)
-            _ = Glibc_close(writeFD)
-        }
-    }
-}
-
-#if canImport(Glibc)
-private func Glibc_write(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Glibc.write(fd, p, n) }
-private func Glibc_read(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { Glibc.read(fd, p, n) }
-private func Glibc_close(_ fd: Int32) -> Int32 { Glibc.close(fd) }
-#else
-private func Glibc_write(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Darwin.write(fd, p, n) }
-private func Glibc_read(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { Darwin.read(fd, p, n) }
-private func Glibc_close(_ fd: Int32) -> Int32 { Darwin.close(fd) }
-#endif

@@ -1,111 +1,126 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
-/// Drives one HTTP/2 connection over a socket: a reader loop on the calling thread feeds
-/// the `HTTP2ConnectionState`, dispatches its events to the `HTTP2StreamHandler`, and
-/// writes what the state machine queued. Responders on other threads go through
-/// `perform`, which locks the state, then flushes.
+/// HTTP/2 on one event-loop connection: received bytes feed the `HTTP2ConnectionState`
+/// on the loop, its events go to the `HTTP2StreamHandler` (on the loop; handlers hand long
+/// work to the worker pool), and what the state machine writes goes to the connection.
 ///
-/// Writes are ordered: bytes are appended to the state's outbox under the state lock and
-/// drained FIFO under a separate writer lock, so a slow socket never holds up the state.
+/// Responders on other threads change the state under its lock (`perform`) and ask the
+/// loop to flush; several answers finished between two turns of the loop leave in one
+/// write. The state machine lets at most `maxOutboxBytes` into the connection's buffer at
+/// a time; the rest waits in its stream (counted against the stream's and the
+/// connection's budgets), so a client that does not read holds the server to bounded
+/// memory, and producers waiting on `whenWritable` resume as the client reads.
 ///
-/// The socket is closed only through `closeSocket()`, which waits out a write in progress;
-/// writes and `shutdownSocket()` check that it is still open, so no thread ever touches the
-/// descriptor after it was closed (when the system may have reused it for another socket).
-final class HTTP2Connection: Sendable {
-    let socket: Int32
-    private let state: Mutex<HTTP2ConnectionState>
-    private let writer = Mutex<Void>(())
-    private let socketClosed = Mutex(false)
-    private let handler: any HTTP2StreamHandler
-    /// How long a connection may stay idle (no bytes from the client) before it is closed.
-    let idleTimeout: Double
-
-    init(socket: Int32, handler: any HTTP2StreamHandler, config: HTTP2ConnectionState.Configuration = .init(), idleTimeout: Double = 3600) {
-        self.socket = socket
-        self.handler = handler
-        self.state = Mutex(HTTP2ConnectionState(config: config))
-        self.idleTimeout = idleTimeout
+/// Deadlines: the preface, any partial frame and any header block awaiting CONTINUATION
+/// must complete within `headerTimeout`; a connection with no open stream is closed with
+/// GOAWAY after `idleTimeout`. Frame floods are the state machine's (GOAWAY
+/// ENHANCE_YOUR_CALM).
+final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Sendable {
+    /// State shared with responders on other threads.
+    struct Shared {
+        var state: HTTP2ConnectionState
+        /// Producers waiting for a stream's queue to drain: (threshold, callback).
+        var waiters: [UInt32: [(Int, @Sendable () -> Void)]] = [:]
+        /// Request body bytes handed to receivers and not yet released by them.
+        var unreleasedInput = 0
     }
 
-    /// Runs a state change from a responder, then writes what it produced.
+    unowned let connection: Connection
+    let loop: EventLoop
+    private let shared: Mutex<Shared>
+    private let handler: any HTTP2StreamHandler
+    let limits: HTTPLimits
+    let workers: WorkerPool
+    private let flushScheduled = Atomic<Bool>(false)
+
+    // Loop thread only.
+    private var receivers: [UInt32: any HTTP2RequestBodyReceiver] = [:]
+    private var heldReported = 0
+    private var partialSince: Int64?
+    private var idleSince: Int64?
+    private var closing = false
+    private var flushDeferred = false
+
+    init(connection: Connection, handler: any HTTP2StreamHandler, limits: HTTPLimits, workers: WorkerPool) {
+        self.connection = connection
+        self.loop = connection.loop
+        self.handler = handler
+        self.limits = limits
+        self.workers = workers
+        var config = HTTP2ConnectionState.Configuration()
+        config.maxConcurrentStreams = limits.maxConcurrentStreams
+        config.initialWindowSize = min(limits.maxStreamBuffer, HTTP2Settings.maxWindowSize)
+        config.connectionWindowSize = max(65_535, min(limits.maxConnectionBuffer / 2, HTTP2Settings.maxWindowSize))
+        config.maxResetsPerWindow = limits.maxResetsPer10s
+        config.maxPingsPerWindow = limits.maxPingsPer10s
+        config.maxSettingsPerWindow = limits.maxSettingsPer10s
+        config.maxOutboxBytes = 64 * 1024
+        config.streamWindowFollowsConsumption = true
+        shared = Mutex(Shared(state: HTTP2ConnectionState(config: config)))
+        idleSince = Monotonic.now()
+    }
+
+    // MARK: Responders (any thread)
+
+    /// Runs a state change for a responder, then has the loop write what it produced.
     func perform<R, E: Error>(_ body: (inout HTTP2ConnectionState) throws(E) -> R) throws(E) -> R {
-        let result = try state.withLock { (s: inout HTTP2ConnectionState) throws(E) -> R in try body(&s) }
-        flushOutbox()
+        let result = try shared.withLock { (s: inout Shared) throws(E) -> R in try body(&s.state) }
+        requestFlush()
         return result
     }
 
     /// Reads the state without changing it.
     func read<R>(_ body: (HTTP2ConnectionState) -> R) -> R {
-        state.withLock { body($0) }
+        shared.withLock { body($0.state) }
     }
 
-    /// Graceful shutdown: GOAWAY(NO_ERROR); the reader loop closes once streams finish.
-    func goAway() {
-        perform { (s: inout HTTP2ConnectionState) in s.goAway() }
-        let finished = read { $0.isFinished }
-        if finished { shutdownSocket() }
+    /// Calls `body` once stream `id` has at most `threshold` response bytes queued, or has
+    /// closed — at once when that is already so (on the calling thread), otherwise on the
+    /// loop as the client reads.
+    func whenWritable(_ id: UInt32, threshold: Int, _ body: @escaping @Sendable () -> Void) {
+        let now = shared.withLock { s -> Bool in
+            if !s.state.isOpen(id) || s.state.queuedBytes(id) <= threshold { return true }
+            s.waiters[id, default: []].append((threshold, body))
+            return false
+        }
+        if now { body() }
     }
 
-    /// Ends both directions of the socket (the reader loop then ends), unless it is closed.
-    func shutdownSocket() {
-        socketClosed.withLock { closed in if !closed { Socket.shutdownBoth(socket) } }
+    /// A receiver is done with `count` request body bytes of stream `id`: they stop
+    /// counting against the budgets and their window goes back to the client.
+    func releaseInput(_ id: UInt32, _ count: Int) {
+        shared.withLock { s in
+            s.unreleasedInput -= count
+            s.state.consumed(id, count)
+        }
+        requestFlush()
     }
 
-    /// Closes the socket once no write is in progress; later writes and shutdowns do nothing.
-    func closeSocket() {
-        writer.withLock { _ in
-            socketClosed.withLock { closed in
-                if !closed { Socket.closeSocket(socket) }
-                closed = true
+    private func requestFlush() {
+        if loop.inEventLoop {
+            // Answers given on the loop (inline handlers) leave together at the end of the turn.
+            if !flushDeferred {
+                flushDeferred = true
+                loop.deferToEndOfIteration(self)
+            }
+        } else if !flushScheduled.exchange(true, ordering: .acquiringAndReleasing) {
+            loop.execute { [self] in
+                flushScheduled.store(false, ordering: .releasing)
+                flushToConnection()
             }
         }
     }
 
-    /// Drains the outbox to the socket, in order. False when the socket failed.
-    @discardableResult
-    private func flushOutbox() -> Bool {
-        writer.withLock { _ in
-            // `closeSocket` needs the writer lock, so the socket stays open while we hold it.
-            if socketClosed.withLock({ $0 }) { return false }
-            while true {
-                let chunk = state.withLock { $0.takeOutbox() }
-                if chunk.isEmpty { return true }
-                if !Socket.sendAll(socket, chunk) { return false }
-            }
-        }
+    // MARK: The loop
+
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        let now = Monotonic.now()
+        let events = shared.withLock { $0.state.receive(bytes, now: now) }
+        dispatch(events)
+        flushToConnection()
     }
 
-    /// The reader loop; returns when the connection is over (the caller closes the socket).
-    func run(initialBytes: [UInt8]) {
-        var receivers: [UInt32: any HTTP2RequestBodyReceiver] = [:]
-        var events = state.withLock { $0.receive(initialBytes) }
-        flushOutbox()
-        dispatch(events, receivers: &receivers)
-        let chunkSize = 64 * 1024
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            if !flushOutbox() { break }
-            if read({ $0.isFinished }) { break }
-            guard Socket.waitReadable(socket, timeout: idleTimeout) else { break }
-            let n = Socket.receive(socket, into: buffer, count: chunkSize)
-            if n <= 0 { break }
-            events = state.withLock { $0.receive(UnsafeRawBufferPointer(start: buffer, count: n)) }
-            flushOutbox()
-            dispatch(events, receivers: &receivers)
-        }
-        flushOutbox()
-        events = state.withLock { $0.peerDisconnected() }
-        dispatch(events, receivers: &receivers)
-        for (_, r) in receivers { r.reset(.cancel) }
-    }
-
-    private func dispatch(_ events: [HTTP2ConnectionState.Event], receivers: inout [UInt32: any HTTP2RequestBodyReceiver]) {
+    private func dispatch(_ events: [HTTP2ConnectionState.Event]) {
         for event in events {
             switch event {
             case .streamOpened(let id, let request, let endStream):
@@ -115,10 +130,131 @@ final class HTTP2Connection: Sendable {
             case .data(let id, let bytes, let endStream):
                 guard let receiver = receivers[id] else { continue }
                 if endStream { receivers[id] = nil }
+                if !bytes.isEmpty { shared.withLock { $0.unreleasedInput += bytes.count } }
                 receiver.received(bytes, endStream: endStream)
             case .streamReset(let id, let code):
                 receivers.removeValue(forKey: id)?.reset(code)
             }
         }
+    }
+
+    /// Moves what the state machine wrote into the connection's buffer, lets waiting
+    /// producers go on, and keeps the accounting and the deadline current.
+    private func flushToConnection() {
+        guard !connection.isClosed else { return }
+        let roomInSocketBuffer = connection.outboundCount < Connection.highWater
+        var ready: [@Sendable () -> Void] = []
+        let (bytes, moreWaiting, held, finished, partial, openStreams) = shared.withLock { s in
+            if roomInSocketBuffer { s.state.flush() }
+            let out = s.state.takeOutbox()
+            if !s.waiters.isEmpty {
+                for (id, list) in s.waiters {
+                    let open = s.state.isOpen(id)
+                    let queued = s.state.queuedBytes(id)
+                    var keep: [(Int, @Sendable () -> Void)] = []
+                    for (threshold, body) in list {
+                        if !open || queued <= threshold { ready.append(body) } else { keep.append((threshold, body)) }
+                    }
+                    s.waiters[id] = keep.isEmpty ? nil : keep
+                }
+            }
+            return (out, s.state.queuedDataBytes > 0 && out.count >= 64 * 1024,
+                    s.state.queuedDataBytes + s.state.heldInputBytes + s.unreleasedInput,
+                    s.state.isFinished, s.state.hasPartialInput, s.state.openStreamCount)
+        }
+        connection.write(bytes)
+        if moreWaiting || !roomInSocketBuffer { connection.requestWritableNotification() }
+        if held != heldReported {
+            connection.adjustHeld(by: held - heldReported)
+            heldReported = held
+        }
+        for body in ready { body() }
+        if finished {
+            closeAll(code: .cancel)
+            connection.closeAfterFlush()
+            return
+        }
+        updateDeadline(partial: partial, openStreams: openStreams)
+    }
+
+    func writable() { flushToConnection() }
+
+    func runDeferred() {
+        flushDeferred = false
+        flushToConnection()
+    }
+
+    private func updateDeadline(partial: Bool, openStreams: Int) {
+        let now = Monotonic.now()
+        if partial {
+            if partialSince == nil { partialSince = now }
+        } else {
+            partialSince = nil
+        }
+        if openStreams > 0 {
+            idleSince = nil
+        } else if idleSince == nil {
+            idleSince = now
+        }
+        var deadline: Int64?
+        if let p = partialSince { deadline = p + Monotonic.nanoseconds(limits.headerTimeout) }
+        if let i = idleSince {
+            let d = i + Monotonic.nanoseconds(limits.idleTimeout)
+            deadline = min(deadline ?? d, d)
+        }
+        connection.setDeadline(deadline)
+    }
+
+    func deadlinePassed() {
+        let now = Monotonic.now()
+        if let p = partialSince, now - p >= Monotonic.nanoseconds(limits.headerTimeout) {
+            // A preface, frame or header block left half-sent.
+            goAway(.protocolError, "incomplete frame or header block not finished within \(limits.headerTimeout) s")
+        } else if let i = idleSince, now - i >= Monotonic.nanoseconds(limits.idleTimeout) {
+            goAway(.noError, "idle for \(limits.idleTimeout) s")
+        } else {
+            let (partial, open) = read { ($0.hasPartialInput, $0.openStreamCount) }
+            updateDeadline(partial: partial, openStreams: open)
+        }
+    }
+
+    /// Sends GOAWAY and closes once it is written (open streams are cancelled).
+    private func goAway(_ code: HTTP2ErrorCode, _ message: String) {
+        guard !closing else { return }
+        closing = true
+        let bytes = shared.withLock { s -> [UInt8] in
+            s.state.goAway(code, debugData: code == .noError ? [] : Array(message.utf8))
+            return s.state.takeOutbox()
+        }
+        connection.write(bytes)
+        closeAll(code: .cancel)
+        connection.closeAfterFlush()
+    }
+
+    func inputEnded() {
+        closeAll(code: .cancel)
+        connection.closeAfterFlush()
+    }
+
+    func serverStopping() {
+        goAway(.noError, "server stopping")
+    }
+
+    func closed() {
+        closeAll(code: .cancel)
+    }
+
+    /// Ends every stream: receivers hear `reset`, waiting producers are released.
+    private func closeAll(code: HTTP2ErrorCode) {
+        let (events, waiting) = shared.withLock { s -> ([HTTP2ConnectionState.Event], [@Sendable () -> Void]) in
+            let e = s.state.isClosed ? [] : s.state.peerDisconnected()
+            let w = s.waiters.values.flatMap { $0.map(\.1) }
+            s.waiters = [:]
+            return (e, w)
+        }
+        dispatch(events)
+        for (_, r) in receivers { r.reset(code) }
+        receivers = [:]
+        for body in waiting { body() }
     }
 }

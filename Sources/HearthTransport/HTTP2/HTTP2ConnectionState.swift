@@ -22,6 +22,22 @@ public struct HTTP2ConnectionState: Sendable {
         /// A header block (HEADERS + CONTINUATIONs) larger than this is a connection error
         /// (bounds CONTINUATION floods).
         public var maxHeaderBlockSize = 256 * 1024
+        /// Frames the client may send per `rateWindow` before the connection is closed with
+        /// GOAWAY(ENHANCE_YOUR_CALM): RST_STREAM on streams still open (the "rapid reset"
+        /// attack opens and cancels streams to make the server start work it never
+        /// finishes), SETTINGS and PING (each costs the server an acknowledgement).
+        public var maxResetsPerWindow = 200
+        public var maxSettingsPerWindow = 100
+        public var maxPingsPerWindow = 100
+        /// The window the frame rates are counted over, in nanoseconds.
+        public var rateWindow: Int64 = 10_000_000_000
+        /// Bytes the outbox may hold before DATA waits in its stream's queue (the socket
+        /// driver takes the outbox as the socket drains).
+        public var maxOutboxBytes = Int.max
+        /// When true, a stream's receive window is given back only as the application
+        /// consumes the bytes (`consumed`), so a stream holds at most its window of request
+        /// bytes nobody has taken; when false, as soon as the bytes are handed over.
+        public var streamWindowFollowsConsumption = false
 
         public init() {}
     }
@@ -54,6 +70,13 @@ public struct HTTP2ConnectionState: Sendable {
     private var connectionReceiveWindow = 65_535
     /// A header block being assembled across CONTINUATION frames.
     private var pendingBlock: (streamID: UInt32, bytes: [UInt8], endStream: Bool)?
+    /// Response DATA bytes queued on streams and not yet in the outbox.
+    private(set) var queuedDataBytes = 0
+    private var resets = HTTP2RateCounter()
+    private var settingsFrames = HTTP2RateCounter()
+    private var pings = HTTP2RateCounter()
+    /// The time of the frames being handled (for the rate counters).
+    private var now: Int64 = 0
     /// Bytes to write to the socket, in order.
     private(set) var outbox: [UInt8] = []
     private(set) var isClosed = false
@@ -97,6 +120,28 @@ public struct HTTP2ConnectionState: Sendable {
     /// Response bytes queued on a stream and not yet written (for back-pressure).
     func queuedBytes(_ id: UInt32) -> Int { streams[id]?.queuedBytes ?? 0 }
 
+    /// True while part of the client's input is incomplete: the preface, a frame, or a
+    /// header block awaiting its CONTINUATION (what the driver's deadline watches).
+    var hasPartialInput: Bool {
+        prefaceBytesSeen < Self.clientPreface.count || parser.bufferedCount > 0 || pendingBlock != nil
+    }
+
+    /// Bytes of input held: a partial frame, a partial header block.
+    var heldInputBytes: Int { parser.bufferedCount + (pendingBlock?.bytes.count ?? 0) }
+
+    /// Forgets a stream, with the DATA it still had queued.
+    private mutating func removeStream(_ id: UInt32) -> HTTP2StreamState? {
+        guard let s = streams.removeValue(forKey: id) else { return nil }
+        queuedDataBytes -= s.queuedBytes
+        return s
+    }
+
+    private mutating func removeAllStreams() {
+        streams = [:]
+        sendOrder = []
+        queuedDataBytes = 0
+    }
+
     /// Whether the stream is still open for responses.
     func isOpen(_ id: UInt32) -> Bool { streams[id].map { !$0.localEndQueued } ?? false }
 
@@ -107,8 +152,9 @@ public struct HTTP2ConnectionState: Sendable {
     // MARK: Input
 
     /// Feeds received bytes; returns the events they complete.
-    mutating func receive<C: Collection>(_ bytes: C) -> [Event] where C.Element == UInt8 {
+    mutating func receive<C: Collection>(_ bytes: C, now: Int64 = Monotonic.now()) -> [Event] where C.Element == UInt8 {
         guard !isClosed else { return [] }
+        self.now = now
         var events: [Event] = []
         var input = bytes[...]
         if prefaceBytesSeen < Self.clientPreface.count {
@@ -143,8 +189,7 @@ public struct HTTP2ConnectionState: Sendable {
     mutating func peerDisconnected() -> [Event] {
         var events: [Event] = []
         for id in streams.keys.sorted() { events.append(.streamReset(id, .cancel)) }
-        streams = [:]
-        sendOrder = []
+        removeAllStreams()
         isClosed = true
         return events
     }
@@ -190,9 +235,13 @@ public struct HTTP2ConnectionState: Sendable {
             if frame.streamID > lastPeerStreamID && streams[frame.streamID] == nil {
                 throw .connection(.protocolError, "RST_STREAM on idle stream \(frame.streamID)")
             }
-            if streams.removeValue(forKey: frame.streamID) != nil {
+            if removeStream(frame.streamID) != nil {
                 sendOrder.removeAll { $0 == frame.streamID }
                 events.append(.streamReset(frame.streamID, code))
+                // A stream the client cancels before its answer is complete.
+                guard resets.count(at: now, window: config.rateWindow) <= config.maxResetsPerWindow else {
+                    throw .connection(.enhanceYourCalm, "more than \(config.maxResetsPerWindow) streams reset by the client in \(config.rateWindow / 1_000_000_000) s")
+                }
             }
         case .settings(let values):
             if frame.flags.contains(.ack) {
@@ -203,13 +252,21 @@ public struct HTTP2ConnectionState: Sendable {
                     for id in streams.keys { streams[id]!.receiveWindow += delta }
                 }
             } else {
+                guard settingsFrames.count(at: now, window: config.rateWindow) <= config.maxSettingsPerWindow else {
+                    throw .connection(.enhanceYourCalm, "more than \(config.maxSettingsPerWindow) SETTINGS frames in \(config.rateWindow / 1_000_000_000) s")
+                }
                 try applyPeerSettings(values)
                 write(HTTP2Frame(streamID: 0, flags: .ack, payload: .settings([])))
             }
         case .pushPromise:
             throw .connection(.protocolError, "PUSH_PROMISE sent by a client")
         case .ping(let opaque):
-            if !frame.flags.contains(.ack) { write(HTTP2Frame(streamID: 0, flags: .ack, payload: .ping(opaque))) }
+            if !frame.flags.contains(.ack) {
+                guard pings.count(at: now, window: config.rateWindow) <= config.maxPingsPerWindow else {
+                    throw .connection(.enhanceYourCalm, "more than \(config.maxPingsPerWindow) PING frames in \(config.rateWindow / 1_000_000_000) s")
+                }
+                write(HTTP2Frame(streamID: 0, flags: .ack, payload: .ping(opaque)))
+            }
         case .goAway:
             peerWentAway = true
         case .windowUpdate(let increment):
@@ -274,7 +331,7 @@ public struct HTTP2ConnectionState: Sendable {
         streams[id]!.receiveWindow -= flowLength
         if endStream {
             streams[id]!.remoteClosed = true
-        } else {
+        } else if !config.streamWindowFollowsConsumption {
             // The bytes are handed over now, so the window is replenished now.
             let target = localSettingsAcknowledged ? config.initialWindowSize : 65_535
             if streams[id]!.receiveWindow <= target / 2 {
@@ -284,6 +341,23 @@ public struct HTTP2ConnectionState: Sendable {
         }
         events.append(.data(id, body, endStream: endStream))
         closeIfDone(id)
+    }
+
+    /// The application has consumed `count` bytes of stream `id`'s request body: their
+    /// window goes back to the client once half the window is outstanding.
+    mutating func consumed(_ id: UInt32, _ count: Int) {
+        guard config.streamWindowFollowsConsumption, count > 0, var s = streams[id], !s.remoteClosed else { return }
+        s.consumedUnreturned += count
+        let target = localSettingsAcknowledged ? config.initialWindowSize : 65_535
+        if s.receiveWindow <= target / 2 {
+            let increment = min(s.consumedUnreturned, target - s.receiveWindow)
+            if increment > 0 {
+                write(HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(UInt32(increment))))
+                s.receiveWindow += increment
+                s.consumedUnreturned -= increment
+            }
+        }
+        streams[id] = s
     }
 
     private mutating func replenishConnectionWindow() {
@@ -341,7 +415,7 @@ public struct HTTP2ConnectionState: Sendable {
 
     private mutating func resetStream(_ id: UInt32, _ code: HTTP2ErrorCode, events: inout [Event]) {
         write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(code)))
-        if streams.removeValue(forKey: id) != nil {
+        if removeStream(id) != nil {
             sendOrder.removeAll { $0 == id }
             events.append(.streamReset(id, code))
         }
@@ -350,16 +424,16 @@ public struct HTTP2ConnectionState: Sendable {
     private mutating func connectionError(_ v: HTTP2ProtocolViolation, events: inout [Event]) {
         write(HTTP2Frame(streamID: 0, flags: [], payload: .goAway(lastStreamID: lastPeerStreamID, error: v.code, debugData: Array(v.message.utf8))))
         for id in streams.keys.sorted() { events.append(.streamReset(id, v.code)) }
-        streams = [:]
-        sendOrder = []
+        removeAllStreams()
         isClosed = true
     }
 
-    /// Graceful shutdown: GOAWAY(NO_ERROR) naming the last stream we will serve.
-    mutating func goAway() {
+    /// Graceful shutdown: GOAWAY naming the last stream we will serve (NO_ERROR, or why
+    /// the server ends the connection).
+    mutating func goAway(_ code: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) {
         guard !goingAway, !isClosed else { return }
         goingAway = true
-        write(HTTP2Frame(streamID: 0, flags: [], payload: .goAway(lastStreamID: lastPeerStreamID, error: .noError, debugData: [])))
+        write(HTTP2Frame(streamID: 0, flags: [], payload: .goAway(lastStreamID: lastPeerStreamID, error: code, debugData: debugData)))
     }
 
     /// Removes a stream whose two halves are closed. When our half closed first while the
@@ -367,7 +441,7 @@ public struct HTTP2ConnectionState: Sendable {
     private mutating func closeIfDone(_ id: UInt32) {
         guard let s = streams[id], s.localClosed else { return }
         if !s.remoteClosed { write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.noError))) }
-        streams[id] = nil
+        _ = removeStream(id)
         sendOrder.removeAll { $0 == id }
     }
 
@@ -391,6 +465,7 @@ public struct HTTP2ConnectionState: Sendable {
     mutating func sendData(_ id: UInt32, _ bytes: [UInt8], endStream: Bool) throws(SendError) {
         guard !isClosed, streams[id] != nil, !streams[id]!.localEndQueued else { throw .streamClosed }
         streams[id]!.pending.append(.data(bytes, endStream: endStream))
+        queuedDataBytes += bytes.count
         if endStream { streams[id]!.localEndQueued = true }
         flush()
     }
@@ -399,7 +474,7 @@ public struct HTTP2ConnectionState: Sendable {
     mutating func reset(_ id: UInt32, _ code: HTTP2ErrorCode) {
         guard !isClosed, streams[id] != nil else { return }
         write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(code)))
-        streams[id] = nil
+        _ = removeStream(id)
         sendOrder.removeAll { $0 == id }
     }
 
@@ -425,12 +500,15 @@ public struct HTTP2ConnectionState: Sendable {
             if endStream { s.localClosed = true }
         case .data(let bytes, let endStream):
             let remaining = bytes.count - s.pendingOffset
+            // DATA waits in its stream while the outbox is full (the socket is behind).
+            if outbox.count >= config.maxOutboxBytes && remaining > 0 { return false }
             let allowed = min(remaining, peerSettings.maxFrameSize, max(0, connectionSendWindow), max(0, s.sendWindow))
             if allowed == 0 && remaining > 0 { return false }
             let chunk = Array(bytes[s.pendingOffset..<(s.pendingOffset + allowed)])
             let last = allowed == remaining
             write(HTTP2Frame(streamID: id, flags: last && endStream ? .endStream : [], payload: .data(chunk)))
             connectionSendWindow -= allowed
+            queuedDataBytes -= allowed
             s.sendWindow -= allowed
             if last {
                 s.pending.removeFirst()

@@ -1,17 +1,18 @@
 /// What the HTTP/2 server hands each request stream to: the application layer (gRPC).
 ///
-/// `open` is called on the connection's reader thread when a request's headers are
-/// complete; it returns the receiver for the request body. The receiver's methods are
-/// called on that same thread, serially, in arrival order, and must not block for long
-/// (hand real work to another thread). Responses go through the `HTTP2ServerStream`,
-/// from any thread.
+/// `open` is called on the connection's event loop when a request's headers are complete;
+/// it returns the receiver for the request body. The receiver's methods are called on that
+/// loop, serially, in arrival order, and must not block (hand long work to the worker
+/// pool). Responses go through the `HTTP2ServerStream`, from any thread.
 public protocol HTTP2StreamHandler: Sendable {
     func open(_ stream: HTTP2ServerStream, request: HTTP2RequestHeaders, endStream: Bool) -> any HTTP2RequestBodyReceiver
 }
 
 /// Receives one request stream's body and its end.
 public protocol HTTP2RequestBodyReceiver: AnyObject {
-    /// Body bytes in order; `endStream` once the client has finished its side.
+    /// Body bytes in order; `endStream` once the client has finished its side. The bytes
+    /// count against the connection's buffer budget until the receiver gives them back
+    /// with `HTTP2ServerStream.releaseInput` (once it has consumed or dropped them).
     func received(_ data: [UInt8], endStream: Bool)
     /// The stream was reset (by the client, a protocol error or the connection closing);
     /// nothing more can be sent on it.
@@ -69,4 +70,25 @@ public final class HTTP2ServerStream: Sendable {
 
     /// Whether responses can still be sent.
     public var isOpen: Bool { connection.read { $0.isOpen(id) } }
+
+    /// Calls `body` once at most `threshold` response bytes are queued on this stream (the
+    /// client has read the rest) or the stream has closed: at once when that is already so,
+    /// otherwise later on the connection's loop. `body` must not block.
+    public func whenWritable(threshold: Int, _ body: @escaping @Sendable () -> Void) {
+        connection.whenWritable(id, threshold: threshold, body)
+    }
+
+    /// Gives back `count` request body bytes the receiver was handed and no longer holds.
+    public func releaseInput(_ count: Int) {
+        if count > 0 { connection.releaseInput(id, count) }
+    }
+
+    /// The event loop that owns the stream's connection (for timers; receivers run on it).
+    public var eventLoop: EventLoop { connection.loop }
+
+    /// The server's pool for handlers that may take long.
+    public var workers: WorkerPool { connection.workers }
+
+    /// The server's budgets (`maxStreamBuffer` is this stream's).
+    public var limits: HTTPLimits { connection.limits }
 }

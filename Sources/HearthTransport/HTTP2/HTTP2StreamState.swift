@@ -18,6 +18,9 @@ struct HTTP2StreamState: Sendable {
     var sendWindow: Int
     /// How much more the peer may send before we replenish.
     var receiveWindow: Int
+    /// Received bytes the application has consumed and whose window is not yet returned
+    /// (when the window follows consumption).
+    var consumedUnreturned = 0
     /// Response headers have been queued (so a later HEADERS is trailers).
     var responseHeadersQueued = false
     var pending: [Outbound] = []

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Thin wrappers over the POSIX socket calls the server needs, hiding the Glibc/Darwin
-/// differences. A failure carries the call's name and `strerror`.
+/// differences. Sockets are non-blocking: the event loops wait for readiness, never a call. A failure carries the call's name and `strerror`.
 enum Socket {
     struct SystemError: Error, CustomStringConvertible {
         let call: String
@@ -68,56 +68,68 @@ enum Socket {
         }
     }
 
-    /// Sets TCP_NODELAY and a send timeout on an accepted connection.
-    static func configureAccepted(_ fd: Int32, sendTimeout: Double) {
+    // MARK: Non-blocking I/O (the event loops)
+
+    /// What the non-blocking calls return when the socket has no data or no room now.
+    static let wouldBlock = -2
+
+    /// Puts `fd` in non-blocking mode and marks it close-on-exec.
+    static func setNonBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// Sets TCP_NODELAY (answers leave at once; the loop already writes each batch in one call).
+    static func configureAcceptedNonBlocking(_ fd: Int32) {
+        setNonBlocking(fd)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var tv = timeval(tv_sec: Int(sendTimeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         #if canImport(Darwin)
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
 
-    /// Waits until `fd` is readable or `timeout` seconds pass. True when readable (or hung up).
-    static func waitReadable(_ fd: Int32, timeout: Double) -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ms = Int32(max(0, min(timeout * 1000, Double(Int32.max))))
+    /// Accepts one pending connection: its descriptor, `wouldBlock` when none is pending,
+    /// or -1 (with `errno`) on failure.
+    static func acceptNonBlocking(_ listenFD: Int32) -> Int32 {
         while true {
-            let rc = poll(&p, 1, ms)
-            if rc < 0 && errno == EINTR { continue }
-            return rc > 0
+            let fd = accept(listenFD, nil, nil)
+            if fd >= 0 { return fd }
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN, EWOULDBLOCK: return Int32(wouldBlock)
+            default: return -1
+            }
         }
     }
 
-    /// Reads up to `count` bytes; 0 on orderly close, -1 on error.
-    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+    /// Writes up to `count` bytes: how many, `wouldBlock`, or -1 when the connection failed.
+    static func sendNonBlocking(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        while true {
+            #if canImport(Glibc)
+            let n = send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+            #else
+            let n = send(fd, bytes, count, 0)
+            #endif
+            if n >= 0 { return n }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return wouldBlock
+            default: return -1
+            }
+        }
+    }
+
+    /// Reads up to `count` bytes: how many (0 at end of input), `wouldBlock`, or -1.
+    static func receiveNonBlocking(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         while true {
             let n = recv(fd, buffer, count, 0)
-            if n < 0 && errno == EINTR { continue }
-            return n
-        }
-    }
-
-    /// Writes every byte (false when the peer went away or the send timed out).
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw -> Bool in
-            guard var p = raw.baseAddress else { return true }
-            var left = raw.count
-            while left > 0 {
-                #if canImport(Glibc)
-                let n = send(fd, p, left, Int32(MSG_NOSIGNAL))
-                #else
-                let n = send(fd, p, left, 0)
-                #endif
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                left -= n
-                p = p.advanced(by: n)
+            if n >= 0 { return n }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return wouldBlock
+            default: return -1
             }
-            return true
         }
     }
 

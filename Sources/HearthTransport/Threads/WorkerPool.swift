@@ -1,69 +1,102 @@
 import Foundation
-import Synchronization
 
-/// Runs jobs on reusable threads: a job goes to an idle worker when there is one, else to
-/// a new thread, so concurrent jobs never wait for each other. A worker that has had no job
-/// for `idleTimeout` seconds ends, so an idle server keeps no workers. Reuse spares each
-/// short call (a unary gRPC request) a thread's creation and teardown.
-public final class WorkerPool: Sendable {
-    /// The pool gRPC calls run on: unary handlers and the Listen / Write stream sessions.
-    public static let calls = WorkerPool(stackSize: 8 << 20, idleTimeout: 10)
-
-    private final class Worker: @unchecked Sendable {
-        let condition = NSCondition()
-        /// The next job (guarded by `condition`).
-        var job: (@Sendable () -> Void)?
-    }
-
+/// A bounded pool of threads for work that may take long (a query over a large
+/// collection, a Listen stream's initial result): at most `maxThreads` threads, started
+/// on demand and ended after `idleTimeout` seconds without work (an idle server keeps
+/// none), and at most `maxQueued` jobs waiting. A job beyond that is refused (`submit`
+/// returns false) and the caller answers "busy" — load never turns into unbounded threads
+/// or memory. Jobs start in submission order.
+public final class WorkerPool: @unchecked Sendable {
+    public let maxThreads: Int
+    public let maxQueued: Int
     let stackSize: Int
     let idleTimeout: Double
-    /// Workers waiting for a job, most recently idle last.
-    private let idle = Mutex<[Worker]>([])
 
-    init(stackSize: Int, idleTimeout: Double) {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var jobs: [@Sendable () -> Void] = []
+    private var head = 0
+    private var threads = 0
+    private var idle = 0
+    private var shutDown = false
+
+    /// The default size: two threads per core, at least four (handlers are CPU-bound; a
+    /// few more threads than cores keep the cores busy while one waits on a lock).
+    public static var defaultThreadCount: Int { max(4, 2 * ProcessorCount.online) }
+
+    public init(maxThreads: Int = WorkerPool.defaultThreadCount, maxQueued: Int = 4096,
+                stackSize: Int = 8 << 20, idleTimeout: Double = 10) {
+        self.maxThreads = max(1, maxThreads)
+        self.maxQueued = max(1, maxQueued)
         self.stackSize = stackSize
         self.idleTimeout = idleTimeout
     }
 
-    /// Runs `job` on an idle worker or a new thread; false when no thread could be started.
-    @discardableResult
-    public func run(_ job: @escaping @Sendable () -> Void) -> Bool {
-        if let worker = idle.withLock({ $0.popLast() }) {
-            worker.condition.lock()
-            worker.job = job
-            worker.condition.signal()
-            worker.condition.unlock()
-            return true
-        }
-        let worker = Worker()
-        worker.job = job
-        return ThreadSpawner.spawn(stackSize: stackSize) { [self] in work(worker) }
+    /// Jobs waiting for a thread.
+    public var queuedCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count - head
     }
 
-    private func work(_ worker: Worker) {
-        while true {
-            worker.condition.lock()
-            let job = worker.job
-            worker.job = nil
-            worker.condition.unlock()
-            job?()
-            idle.withLock { $0.append(worker) }
-            worker.condition.lock()
-            let deadline = Date(timeIntervalSinceNow: idleTimeout)
-            while worker.job == nil {
-                if !worker.condition.wait(until: deadline), worker.job == nil {
-                    // Timed out: leave, unless a caller has just taken this worker and is
-                    // about to hand it a job.
-                    let left = idle.withLock { list -> Bool in
-                        guard let i = list.firstIndex(where: { $0 === worker }) else { return false }
-                        list.remove(at: i)
-                        return true
-                    }
-                    if left { worker.condition.unlock(); return }
-                    while worker.job == nil { worker.condition.wait() }
-                }
-            }
-            worker.condition.unlock()
+    /// Queues `job`; false when `maxQueued` jobs are already waiting (or the pool is shut
+    /// down, or no thread could be started for it).
+    @discardableResult
+    public func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        condition.lock()
+        guard !shutDown, jobs.count - head < maxQueued else {
+            condition.unlock()
+            return false
         }
+        jobs.append(job)
+        if idle > 0 { condition.signal() }
+        // Another thread when more jobs wait than idle threads can take.
+        guard jobs.count - head > idle, threads < maxThreads else {
+            condition.unlock()
+            return true
+        }
+        threads += 1
+        condition.unlock()
+        if ThreadSpawner.spawn(stackSize: stackSize, { [self] in work() }) { return true }
+        condition.lock()
+        threads -= 1
+        // No thread: the job stays queued only if another thread will take it.
+        let orphaned = threads == 0
+        if orphaned { jobs.removeLast() }
+        condition.unlock()
+        return !orphaned
+    }
+
+    /// Lets the threads end once the queue is empty; later submissions are refused.
+    public func shutdown() {
+        condition.lock()
+        shutDown = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work() {
+        condition.lock()
+        while true {
+            if head < jobs.count {
+                let job = jobs[head]
+                head += 1
+                if head == jobs.count {
+                    jobs.removeAll(keepingCapacity: jobs.capacity <= 1024)
+                    head = 0
+                }
+                condition.unlock()
+                job()
+                condition.lock()
+                continue
+            }
+            if shutDown { break }
+            idle += 1
+            let signalled = condition.wait(until: Date(timeIntervalSinceNow: idleTimeout))
+            idle -= 1
+            if !signalled && head == jobs.count { break }
+        }
+        threads -= 1
+        condition.unlock()
     }
 }

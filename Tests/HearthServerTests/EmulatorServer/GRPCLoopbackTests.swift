@@ -21,7 +21,7 @@ final class RawHTTP2Client {
     func send(_ frames: [HTTP2Frame], preface: Bool = false) {
         var bytes = preface ? HTTP2ConnectionState.clientPreface : []
         for f in frames { HTTP2FrameSerializer.serialize(f, into: &bytes) }
-        _ = Socket.sendAll(http.fd, bytes)
+        http.send(bytes)
     }
 
     /// Reads frames until `stop` says so; nil on timeout or EOF.
@@ -83,12 +83,12 @@ final class RawHTTP2Client {
     }
 
     @Test func largeRequestBodyFlowsAndServerStopSendsGoAway() throws {
-        // No initial connection-window raise: the 65,535-byte default must be replenished.
-        var config = HTTP2ConnectionState.Configuration()
-        config.connectionWindowSize = 65_535
-        let h2 = HTTP2Server(handler: GRPCRouter(services: []), config: config)
-        let server = try HTTPServer(host: "127.0.0.1", port: 0, http2: h2) { _ in .text(404, "Not Found\n") }
-        defer { server.stop(); h2.stop() }
+        // No initial connection-window raise (the window is half the connection's buffer
+        // budget, floored at the default): the 65,535-byte default must be replenished.
+        var limits = HTTPLimits()
+        limits.maxConnectionBuffer = 2 * 65_535
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, http2: GRPCRouter(services: [])) { _ in .text(404, "Not Found\n") }
+        defer { server.stop() }
         let client = try RawHTTP2Client(port: server.port)
         let block = client.encoder.encode(headers([
             (":path", "/google.firestore.v1.Firestore/Commit"), (":method", "POST"), (":scheme", "http"), ("content-type", "application/grpc"),
@@ -123,7 +123,7 @@ final class RawHTTP2Client {
         }
         #expect(sent == total)
         #expect(updates >= 3)
-        h2.stop()
+        server.stop()
         let tail = try #require(try client.read { $0.goAwayCode != nil })
         #expect(tail.last?.goAwayCode == .noError)
     }

@@ -47,7 +47,22 @@ final class RawHTTPClient {
 
     deinit { close(fd) }
 
-    func send(_ bytes: [UInt8]) { _ = Socket.sendAll(fd, bytes) }
+    /// Writes every byte (blocking); stops quietly when the server has closed.
+    func send(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                #if canImport(Glibc)
+                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                #else
+                let n = Darwin.send(fd, raw.baseAddress! + offset, raw.count - offset, 0)
+                #endif
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
     func send(_ text: String) { send(Array(text.utf8)) }
 
     /// Sends one request with a Content-Length body.

@@ -49,13 +49,6 @@ struct HTTP2TestPeer {
     }
 }
 
-extension HTTP2Frame {
-    var goAwayCode: HTTP2ErrorCode? { if case .goAway(_, let e, _) = payload { e } else { nil } }
-    var resetCode: HTTP2ErrorCode? { if case .rstStream(let e) = payload { e } else { nil } }
-    var windowIncrement: UInt32? { if case .windowUpdate(let n) = payload { n } else { nil } }
-    var dataBytes: [UInt8]? { if case .data(let d) = payload { d } else { nil } }
-}
-
 /// The server connection state machine: preface, SETTINGS, header blocks, flow control in
 /// both directions, PING, RST_STREAM, GOAWAY and the protocol errors.
 @Suite struct HTTP2ConnectionStateTests {

@@ -3,16 +3,16 @@ import Synchronization
 import Testing
 @testable import HearthTransport
 
-/// WorkerPool: concurrent jobs run at the same time (none waits for another), and a
-/// worker that finished is reused for the next job.
+/// WorkerPool: concurrent jobs run at the same time (up to the thread limit), a worker
+/// that finished is reused for the next job, and the queue is bounded.
 @Suite struct WorkerPoolTests {
     @Test func concurrentJobsRunTogether() {
-        let pool = WorkerPool(stackSize: 256 << 10, idleTimeout: 1)
+        let pool = WorkerPool(maxThreads: 8, stackSize: 256 << 10, idleTimeout: 1)
         let started = Mutex(0)
         let done = Mutex(0)
         let jobs = 6
         for _ in 0..<jobs {
-            pool.run {
+            pool.submit {
                 started.withLock { $0 += 1 }
                 // Each job waits until all have started: serialised jobs would never finish.
                 let deadline = Date(timeIntervalSinceNow: 5)
@@ -26,11 +26,11 @@ import Testing
     }
 
     @Test func finishedWorkersAreReused() {
-        let pool = WorkerPool(stackSize: 256 << 10, idleTimeout: 5)
+        let pool = WorkerPool(maxThreads: 8, stackSize: 256 << 10, idleTimeout: 5)
         let threads = Mutex<Set<UInt>>([])
         for _ in 0..<20 {
             let finished = Mutex(false)
-            pool.run {
+            pool.submit {
                 threads.withLock { _ = $0.insert(UInt(bitPattern: Thread.current.hashValue)) }
                 finished.withLock { $0 = true }
             }
@@ -38,5 +38,31 @@ import Testing
             usleep(2000)  // let the worker park itself
         }
         #expect(threads.withLock { $0.count } <= 2)
+    }
+
+    @Test func threadsAndQueueAreBounded() {
+        let pool = WorkerPool(maxThreads: 2, maxQueued: 3, stackSize: 256 << 10, idleTimeout: 5)
+        let gate = DispatchSemaphore(value: 0)
+        let running = Mutex(0)
+        let peak = Mutex(0)
+        // Two jobs block the two threads; three more wait; the sixth is refused.
+        var accepted = 0
+        for _ in 0..<6 {
+            let ok = pool.submit {
+                let n = running.withLock { $0 += 1; return $0 }
+                peak.withLock { $0 = max($0, n) }
+                gate.wait()
+                running.withLock { $0 -= 1 }
+            }
+            if ok { accepted += 1 }
+            usleep(20_000)
+        }
+        #expect(accepted == 5)
+        #expect(pool.queuedCount == 3)
+        for _ in 0..<5 { gate.signal() }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while (pool.queuedCount > 0 || running.withLock({ $0 }) > 0) && Date() < deadline { usleep(1000) }
+        #expect(peak.withLock { $0 } == 2)
+        #expect(pool.submit {})
     }
 }
