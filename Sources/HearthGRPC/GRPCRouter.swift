@@ -49,7 +49,13 @@ public struct GRPCRouter: HTTP2StreamHandler {
             }
             Self.scheduleDeadline(duration, for: call)
         }
-        let reader = GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: request.value("grpc-encoding"))
+        let encoding = request.value("grpc-encoding")
+        if let encoding, !GRPCMessageReader.acceptedEncodings.contains(encoding) {
+            let status = GRPCMessageReader.unsupported(encoding)
+            call.finish(status.code, message: status.message)
+            return DiscardingReceiver(stream: stream)
+        }
+        let reader = GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: encoding)
         let receiver: any HTTP2RequestBodyReceiver
         if let streamHandler {
             receiver = StreamReceiver(call: call, inbound: streamHandler(call), reader: reader)
