@@ -33,13 +33,13 @@ public struct GRPCRouter: HTTP2StreamHandler {
             return DiscardingReceiver(stream: stream)
         }
         guard let (service, method) = route(request.path) else {
-            call.finish(.unimplemented, message: "Method not found: \(request.path)")
+            call.finish(.unimplemented, message: "Method not found: \(request.path.dropFirst())")
             return DiscardingReceiver(stream: stream)
         }
         let streamHandler = service.streamHandler(for: method)
         let handler = streamHandler == nil ? service.handler(for: method) : nil
         guard streamHandler != nil || handler != nil else {
-            call.finish(.unimplemented, message: "Method not found: \(request.path)")
+            call.finish(.unimplemented, message: "Method not found: \(request.path.dropFirst())")
             return DiscardingReceiver(stream: stream)
         }
         if let timeout = request.value("grpc-timeout") {

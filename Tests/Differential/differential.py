@@ -240,8 +240,9 @@ def substitute(value, vars):
 
 
 def pick(answer, path):
-    """The value at a dotted path of an answer's parsed body ("0" indexes a list)."""
-    v = answer.get("json", answer.get("messages"))
+    """The value at a dotted path of an answer: of its parsed body for REST, of the answer
+    itself for gRPC (`messages.0.commitTime`); a number indexes a list (-1: the last)."""
+    v = answer["json"] if "json" in answer else answer
     for part in path.split("."):
         if isinstance(v, list):
             try:
@@ -337,7 +338,7 @@ def run_case(ctx, case):
 
 TIME_KEYS = {"updateTime", "createTime", "commitTime"}
 OPAQUE_KEYS = {"readTime": "<readTime>", "resumeToken": "<resumeToken>", "streamToken": "<streamToken>",
-               "nextPageToken": "<pageToken>", "expireTime": "<expireTime>"}
+               "streamId": "<streamId>", "nextPageToken": "<pageToken>", "expireTime": "<expireTime>"}
 
 
 class Normaliser:

@@ -65,12 +65,10 @@ import Testing
         let req = try ReadRequestMessages.decodeQuery(request, aggregation: false)
         let (result, began) = try DocumentService(state: state, database: req.database, auth: try AuthContext.parse(nil))
             .runQuery(req.query, consistency: req.consistency)
-        var transaction = began
-        var out: [[UInt8]] = []
-        for doc in result.documents {
+        var out: [[UInt8]] = began.map { [GRPCMessageWriter.frame(ReadRequestMessages.encodeTransactionOnly($0, transactionField: 2))] } ?? []
+        for (i, doc) in result.documents.enumerated() {
             out.append(GRPCMessageWriter.frame(ReadRequestMessages.encodeRunQueryResponse(
-                document: doc, transaction: transaction, readTime: result.readTime, skippedResults: 0, done: false, database: req.database)))
-            transaction = nil
+                document: doc, readTime: result.readTime, skippedResults: 0, done: i == result.documents.count - 1, database: req.database)))
         }
         return out
     }
