@@ -63,6 +63,10 @@ struct QueryDefinition: Hashable, Sendable {
         if limitType == .last {
             q.orderBy = normalizedOrderBy
             q = q.reversed()
+        } else if startAt != nil || endAt != nil {
+            // As the SDKs send it: a cursor holds a value per order-by, implicit ones included,
+            // and the server takes no more values than the order-bys written out.
+            q.orderBy = normalizedOrderBy
         }
         return q
     }
