@@ -172,10 +172,14 @@ public final class Firestore: @unchecked Sendable {
     /// Commits the writes of `setData`, `updateData`, `delete` and batches, mapping engine
     /// errors to `FirestoreErrorCode`: shown first to this instance's listeners when
     /// `settings.localWriteEvents` says so (`LocalView.commit`).
+    /// `recordingInCache`: the writes' documents go into the instance's cache (a
+    /// `DocumentReference` records its own).
     @discardableResult
-    func commit(_ writes: [Write]) throws(FirestoreErrorCode) -> CommitResult {
+    func commit(_ writes: [Write], recordingInCache: Bool = true) throws(FirestoreErrorCode) -> CommitResult {
         do {
-            return try local.commit(writes, authorize: access.commitAuthorizer(for: database))
+            let result = try local.commit(writes, authorize: access.commitAuthorizer(for: database))
+            if recordingInCache { local.cache.recordWrites(writes) }
+            return result
         } catch {
             throw FirestoreErrorCode(error)
         }

@@ -72,7 +72,6 @@ final class LocalView: Sendable {
     /// instance's listeners as a pending batch, then committed (acknowledged) or rejected
     /// (rolled back, and the error thrown).
     func commit(_ writes: [Write], authorize: Database.CommitAuthorizer?) throws(FirestoreError) -> CommitResult {
-        cache.recordWrites(writes)
         guard let id = compensatingClient else { return try database.commit(writes, authorize: authorize) }
         let batch = database.applyLocally(writes, client: id)
         do {

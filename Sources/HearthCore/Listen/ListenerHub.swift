@@ -31,6 +31,8 @@ final class ListenerHub: Sendable {
         var targets: [Int: Target] = [:]
         var routing = TargetRouting()
         var clients: [Int: Client] = [:]
+        /// The clients with pending local batches (a commit looks at these only).
+        var pendingClients: Set<Int> = []
         var nextID = 1
     }
 
@@ -54,7 +56,10 @@ final class ListenerHub: Sendable {
 
     /// Forgets a client; its targets stay registered as targets of no client.
     func removeClient(_ client: ListenClientID) {
-        registry.withLock { _ = $0.clients.removeValue(forKey: client.rawValue) }
+        registry.withLock { r in
+            r.clients.removeValue(forKey: client.rawValue)
+            r.pendingClients.remove(client.rawValue)
+        }
     }
 
     /// The client's pending overlay (empty for an unknown client).
@@ -128,6 +133,7 @@ final class ListenerHub: Sendable {
                     }
                 }
                 r.clients[ack.client.rawValue] = client
+                if client.overlay.isEmpty { r.pendingClients.remove(ack.client.rawValue) }
             }
             var routed: [Int: [ChangeSet.Entry]] = [:]
             var order: [Int] = []
@@ -143,7 +149,8 @@ final class ListenerHub: Sendable {
             for entry in changes.entries { route(entry, onlyTo: nil) }
             for entry in extra { route(entry, onlyTo: ack?.client.rawValue) }
             var overlays: [Int: (before: LocalOverlay, after: LocalOverlay)] = [:]
-            for (id, client) in r.clients where !client.overlay.isEmpty || before[id] != nil {
+            for id in r.pendingClients.union(before.keys) {
+                guard let client = r.clients[id] else { continue }
                 overlays[id] = (before[id] ?? client.overlay, client.overlay)
             }
             Self.apply(routed, order: order, in: &r, commitTime: changes.commitTime, state: changes.state, overlays: overlays)
@@ -164,6 +171,7 @@ final class ListenerHub: Sendable {
             c.overlay.append(LocalOverlay.Batch(id: id, writes: writes, localWriteTime: localWriteTime, keys: keys))
             let after = c.overlay
             r.clients[client.rawValue] = c
+            r.pendingClients.insert(client.rawValue)
             publishOverlayChange(keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
             return LocalBatchID(rawValue: id)
         }
@@ -178,6 +186,7 @@ final class ListenerHub: Sendable {
             guard let removed = c.overlay.remove(batch.rawValue) else { return }
             let after = c.overlay
             r.clients[client.rawValue] = c
+            if after.isEmpty { r.pendingClients.remove(client.rawValue) }
             publishOverlayChange(removed.keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
         }
     }
