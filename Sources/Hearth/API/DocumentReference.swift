@@ -115,48 +115,48 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func setData(_ documentData: [String: Any]) async throws {
         firestore.ensureActive()
-        try commit(requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, document: storageKey) })
+        try await commit(requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, document: storageKey) })
     }
 
     public func setData(_ documentData: [String: Any], merge: Bool) async throws {
         firestore.ensureActive()
-        try commit(requireValid { () throws(FirestoreError) in
+        try await commit(requireValid { () throws(FirestoreError) in
             merge ? try reader.mergeWrite(documentData, document: storageKey) : try reader.setWrite(documentData, document: storageKey)
         })
     }
 
     public func setData(_ documentData: [String: Any], mergeFields: [Any]) async throws {
         firestore.ensureActive()
-        try commit(requireValid { () throws(FirestoreError) in
+        try await commit(requireValid { () throws(FirestoreError) in
             try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, document: storageKey)
         })
     }
 
     public func updateData(_ fields: [AnyHashable: Any]) async throws {
         firestore.ensureActive()
-        try commit(requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, document: storageKey) })
+        try await commit(requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, document: storageKey) })
     }
 
     public func delete() async throws {
         firestore.ensureActive()
-        try commit(.delete(storageKey))
+        try await commit(.delete(storageKey))
     }
 
-    /// Commits one write of this document, then reports to `completion` on the callback queue.
+    /// Commits one write of this document (fire-and-forget and completion forms); a set or
+    /// delete (not an update, which tells the SDK nothing about the rest of the document)
+    /// puts it in the instance's cache.
     private func commit(_ write: Write, completion: (@Sendable (Error?) -> Void)?) {
-        var failure: FirestoreErrorCode?
-        do { try commit(write) } catch { failure = error }
-        if let completion {
-            let f = failure
-            firestore.deliver { completion(f) }
-        }
+        firestore.commit([write], completion: completion, committed: cacheRecorder(write))
     }
 
-    /// Commits one write of this document; a set or delete (not an update, which tells
-    /// the SDK nothing about the rest of the document) puts it in the instance's cache.
-    private func commit(_ write: Write) throws(FirestoreErrorCode) {
-        try firestore.commit([write], recordingInCache: false)
-        if write.precondition != .exists(true) { noteInCache() }
+    /// The `async` forms.
+    private func commit(_ write: Write) async throws(FirestoreErrorCode) {
+        try await firestore.commit([write], committed: cacheRecorder(write))
+    }
+
+    private func cacheRecorder(_ write: Write) -> @Sendable () -> Void {
+        let whole = write.precondition != .exists(true)
+        return { [self] in if whole { noteInCache() } }
     }
 
     /// Records the document in the instance's cache, once per reference: a reference read
@@ -176,6 +176,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         if source == .cache { return try cachedSnapshot() }
         do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
         noteInCache()
+        firestore.local.acknowledgeAll()
         return DocumentSnapshot(reference: self, document: firestore.database.document(storageKey), metadata: .server)
     }
 

@@ -119,12 +119,15 @@ public final class Database: Sendable {
     /// transaction, first validates that nothing it read has changed (ABORTED otherwise);
     /// with `authorize`, lets it refuse the commit once the final documents are known.
     /// `acknowledging`: these writes are that client's pending local batch
-    /// (`applyLocally`), which leaves its overlay as the commit is published (on failure the
-    /// caller rejects it with `rejectLocalBatch`).
+    /// (`applyLocally`), which leaves its overlay — with the client's older batches — as the
+    /// commit is published (on failure the caller rolls it back with `removeLocalBatch`).
+    /// With `keepingPending`, the batch stays pending for its client (the commit does not
+    /// supersede it) until `removeLocalBatch` acknowledges it.
     @discardableResult
     public func commit(_ writes: [Write], transaction: TransactionID? = nil,
                        authorize: CommitAuthorizer? = nil,
-                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil) throws(FirestoreError) -> CommitResult {
+                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil,
+                       keepingPending: Bool = false) throws(FirestoreError) -> CommitResult {
         for w in writes { try w.validate(database: id) }
         let now = clock.now().truncatedToMicroseconds
         return try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
@@ -149,7 +152,8 @@ public final class Database: Sendable {
             core.history.trim(&core.state, horizon: Self.horizon(from: commitTime, retention: versionRetention), budget: historyBudget)
             purgeTombstones(&core, now: commitTime)
             if let changed, !changed.isEmpty || acknowledging != nil {
-                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging)
+                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging,
+                            keepingPending: keepingPending)
             }
             return result
         }

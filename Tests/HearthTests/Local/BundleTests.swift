@@ -127,12 +127,25 @@ struct BundleTests {
         #expect(try await db.collection("coll-1").getDocuments(source: .cache).isEmpty)
     }
 
-    @Test("the InputStream forms read the same bundle")
+    @Test("the InputStream forms read the same bundle, from memory or a file; a stream with nothing behind it fails")
     func inputStream() async throws {
         let db = localDB()
         let progress = try await db.loadBundle(InputStream(data: Self.sdkBundle()))
         expectSuccess(progress)
         try await expectQueryResults(db)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bundle-\(UUID().uuidString).txt")
+        try Self.sdkBundle().write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile = localDB()
+        expectSuccess(try await fromFile.loadBundle(try #require(InputStream(url: file))))
+        try await expectQueryResults(fromFile)
+
+        // What the bundle snippet does with a web URL: Foundation on Linux hands back a
+        // stream that cannot be read (Darwin's fails to open); the load fails, no crash.
+        let webURL = try #require(URL(string: "https://example.com/createBundle"))
+        let web = try #require(InputStream(url: webURL))
+        await #expect(throws: FirestoreErrorCode.self) { try await localDB().loadBundle(web) }
     }
 
     @Test("round trip: db.bundle(_:) with a document, a missing one and a limit(toLast:) query, loaded into a fresh instance")
