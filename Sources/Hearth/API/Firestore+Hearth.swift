@@ -84,11 +84,15 @@ extension Firestore {
     /// O(1) independent copy: same documents now, its own future.
     public func fork() -> Firestore { Firestore(database: database.fork(), access: access.forked()) }
 
-    /// Returns when every listener callback for every commit made so far has run (or was
-    /// skipped because its listener was removed), so tests can check what listeners saw
-    /// without sleeping. Callbacks run on `settings.dispatchQueue`: don't call this while
+    /// Returns when every write issued so far is acknowledged and every listener callback for
+    /// every commit made so far has run (or was skipped because its listener was removed), so
+    /// tests can check what listeners saw without sleeping. Callbacks run on `settings.dispatchQueue`: don't call this while
     /// blocking that queue.
-    public func waitUntilIdle() async { await listenerDeliveries.waitUntilIdle() }
+    public func waitUntilIdle() async {
+        // Acknowledgements still waiting on the callback queue first: they raise events too.
+        await local.drain(on: callbackQueue)
+        await listenerDeliveries.waitUntilIdle()
+    }
 
     /// The composite indexes the queries run so far needed and the configuration lacked, as
     /// a configuration to write out with `.json` (collect with `indexMode: .learn`).

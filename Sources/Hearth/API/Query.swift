@@ -545,6 +545,7 @@ public class Query: @unchecked Sendable, Hashable {
                 documents = try firestore.local.cache.documents(matching: query)
             } else {
                 try firestore.access.checkQuery(query, in: firestore.database)
+                firestore.local.acknowledgeAll()
                 let result = try firestore.database.runQuery(query)
                 documents = result.documents
                 readTime = result.readTime

@@ -138,12 +138,15 @@ public final class Database: Sendable {
     /// transaction, first validates that nothing it read has changed (ABORTED otherwise);
     /// with `authorize`, lets it refuse the commit once the final documents are known.
     /// `acknowledging`: these writes are that client's pending local batch
-    /// (`applyLocally`), which leaves its overlay as the commit is published (on failure the
-    /// caller rejects it with `rejectLocalBatch`).
+    /// (`applyLocally`), which leaves its overlay — with the client's older batches — as the
+    /// commit is published (on failure the caller rolls it back with `removeLocalBatch`).
+    /// With `keepingPending`, the batch stays pending for its client (the commit does not
+    /// supersede it) until `removeLocalBatch` acknowledges it.
     @discardableResult
     public func commit(_ writes: [Write], transaction: TransactionID? = nil,
                        authorize: CommitAuthorizer? = nil,
-                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil) throws(FirestoreError) -> CommitResult {
+                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil,
+                       keepingPending: Bool = false) throws(FirestoreError) -> CommitResult {
         let writes = try writes.map { w throws(FirestoreError) in try w.validated(database: id) }
         if writes.count > 1 {
             // Other writes to one document apply in order; two creates cannot both succeed.
@@ -152,7 +155,8 @@ public final class Database: Sendable {
                 throw .invalidArgument("Cannot insert then insert an entity in the same request.")
             }
         }
-        return try commitValidated(writes, transaction: transaction, authorize: authorize, acknowledging: acknowledging)
+        return try commitValidated(writes, transaction: transaction, authorize: authorize, acknowledging: acknowledging,
+                                   keepingPending: keepingPending)
     }
 
     /// Upserts documents as an import does: each replaces the stored document whole (one
@@ -166,11 +170,12 @@ public final class Database: Sendable {
             try DocumentLimits.validateDocumentPath(path, database: id)
             writes.append(.set(path, fields))
         }
-        return try commitValidated(writes, transaction: nil, authorize: nil, acknowledging: nil)
+        return try commitValidated(writes, transaction: nil, authorize: nil, acknowledging: nil, keepingPending: false)
     }
 
     private func commitValidated(_ writes: [Write], transaction: TransactionID?, authorize: CommitAuthorizer?,
-                                 acknowledging: (client: ListenClientID, batch: LocalBatchID)?) throws(FirestoreError) -> CommitResult {
+                                 acknowledging: (client: ListenClientID, batch: LocalBatchID)?,
+                                 keepingPending: Bool) throws(FirestoreError) -> CommitResult {
         let now = clock.now().truncatedToMicroseconds
         var ticket: UInt64?
         let result = try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
@@ -204,7 +209,8 @@ public final class Database: Sendable {
                                                              changes: changed!.map { ($0.key.path, $0.after) }))
             }
             if publishing, let changed, !changed.isEmpty || acknowledging != nil {
-                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging)
+                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging,
+                            keepingPending: keepingPending)
             }
             return result
         }
