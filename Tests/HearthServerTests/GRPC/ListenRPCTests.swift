@@ -192,6 +192,36 @@ import Testing
         }
     }
 
+    /// Open Listen streams are subscriptions, not threads: 200 of them (each on its own
+    /// connection) leave the process's thread count where it was, give or take the worker
+    /// pool, and one commit reaches every one.
+    @Test func openListenStreamsHoldNoThreadsAndOneCommitReachesAll() throws {
+        try withServer { port, client, state in
+            let threadsBefore = Self.threadCount()
+            var streams: [GRPCTestStream] = []
+            for _ in 0..<200 {
+                let stream = try GRPCTestStream(port: port, method: "Listen")
+                stream.send(Self.addDocuments(1, [Self.name("fanout/doc")]))
+                streams.append(stream)
+            }
+            for stream in streams { #expect(try next(stream, 3).count == 3) }  // ADD, CURRENT, NO_CHANGE
+            #expect(state.database(Self.db).listenTargetCount == 200)
+            if let before = threadsBefore, let after = Self.threadCount() {
+                #expect(after - before <= WorkerPool.defaultThreadCount + 4, "\(before) → \(after) threads")
+            }
+            let t = try commit(client, [.set(Self.path("fanout/doc"), MapValue([("n", .integer(1))]))])
+            for stream in streams {
+                let changes = try next(stream, 2)
+                #expect(changes.first == .change(name: Self.name("fanout/doc"), ids: [1], removed: [], updateTime: t))
+            }
+        }
+    }
+
+    /// The process's threads (Linux: /proc/self/task), nil where that is not available.
+    static func threadCount() -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task"))?.count
+    }
+
     @Test func documentTargetForAMissingDocumentAndMultipleTargets() throws {
         try withServer { port, client, state in
             let stream = try GRPCTestStream(port: port, method: "Listen")
