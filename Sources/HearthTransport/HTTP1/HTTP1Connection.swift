@@ -15,7 +15,7 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     /// Requests in progress past which reading stops.
     static let maxPipelined = 16
 
-    unowned let connection: Connection
+    let connection: Connection
     private let app: HTTPApplication
     private var parser: HTTPRequestParser
     private var heldReported = 0

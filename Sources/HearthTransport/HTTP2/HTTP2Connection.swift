@@ -25,7 +25,7 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         var unreleasedInput = 0
     }
 
-    unowned let connection: Connection
+    let connection: Connection
     let loop: EventLoop
     private let shared: Mutex<Shared>
     private let handler: any HTTP2StreamHandler

@@ -39,6 +39,8 @@ final class Connection: EventLoopSelectable, EventLoopDeferred, @unchecked Senda
     let fd: Int32
     let loop: EventLoop
     let server: ServerContext
+    /// The protocol. It holds the connection too (work finishing on other threads reaches
+    /// the connection through it, however late); `close()` drops it, which ends the cycle.
     var handler: ConnectionHandler?
 
     /// Queued output; `outbound[sent...]` is still to be written.
