@@ -32,7 +32,7 @@ let package = Package(
                 resources: [.embedInCode("Console/UI")]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer", "HearthTransport"]),
         .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer", "HearthGRPC"]),
-        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], exclude: ["Export/Fixtures"]),
         .testTarget(name: "HearthTests", dependencies: ["Hearth", "HearthCore"]),
         .testTarget(name: "ScenarioTests", dependencies: ["FirebaseFirestore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),

@@ -112,6 +112,34 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
         return (seconds, count, sum)
     }
 
+    // d_range and g_combo as pipelines (`db.pipeline()`): the same queries through the
+    // pipeline evaluator, whose where + sort + limit head is an index scan.
+    func rangePipelineWorkload() async throws -> (seconds: Double, count: Int, sum: Int) {
+        var count = 0, sum = 0
+        let seconds = try await time {
+            for lo in workload.rangeLows {
+                let snap = try await db.pipeline().collection(bench)
+                    .where(Field("score").greaterThanOrEqual(lo)).sort([Field("score").ascending()]).limit(20).execute()
+                for r in snap.results { count += 1; sum += r.data["score"] as! Int }
+            }
+        }
+        if n == 10_000 && seed == 42 { check("d_range_pipeline count", count, 3998); check("d_range_pipeline score", sum, 2_001_514_441) }
+        return (seconds, count, sum)
+    }
+    func comboPipelineWorkload() async throws -> (seconds: Double, count: Int, sum: Int) {
+        var count = 0, sum = 0
+        let seconds = try await time {
+            for (category, lo) in workload.combos {
+                let snap = try await db.pipeline().collection(bench)
+                    .where(Field("category").equal(category) && Field("score").greaterThanOrEqual(lo))
+                    .sort([Field("score").ascending()]).limit(20).execute()
+                for r in snap.results { count += 1; sum += r.data["score"] as! Int }
+            }
+        }
+        if n == 10_000 && seed == 42 { check("g_combo_pipeline count", count, 1681); check("g_combo_pipeline score", sum, 947_558_340) }
+        return (seconds, count, sum)
+    }
+
     // The first run of each query workload includes building the automatic index it
     // needs (Hearth materialises an index on first use, then maintains it on every commit).
     // Only with --repeat: a held snapshot makes later commits copy the nodes it shares.
@@ -153,6 +181,11 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
     results.append(Measurement(workload: "d_range_warm", n: n, ops: 200, seconds: dw.seconds, extra: ["count": String(dw.count), "sum": String(dw.sum)]))
     let gw = try await comboWorkload()
     results.append(Measurement(workload: "g_combo_warm", n: n, ops: 100, seconds: gw.seconds, extra: ["count": String(gw.count), "sum": String(gw.sum)]))
+
+    let dp = try await rangePipelineWorkload()
+    results.append(Measurement(workload: "d_range_pipeline", n: n, ops: 200, seconds: dp.seconds, extra: ["count": String(dp.count), "sum": String(dp.sum)]))
+    let gp = try await comboPipelineWorkload()
+    results.append(Measurement(workload: "g_combo_pipeline", n: n, ops: 100, seconds: gp.seconds, extra: ["count": String(gp.count), "sum": String(gp.sum)]))
 
     // --repeat: each query workload K more times, warm, then with its index dropped each time
     // (restoring the state from before the first queries, whose documents' `data()` stays

@@ -11,13 +11,31 @@ enum ServeCommand {
     static var usage: String { mainUsage + "\n\nServer budgets (docs/server.md; sizes in bytes or with K, M or G):\n" + ServerLimitFlags.usage }
 
     private static let mainUsage = """
-        usage: hearth serve [--host H] [--port N] [--project P] [--seed FILE] [--indexes FILE]
-                            [--index-mode enforce|warn|off|learn] [--ready-file PATH]
-                            [--rules FILE] [--workspace DIR] [--history-limit SIZE]
+        usage: hearth serve [--host H] [--port N] [--host-port H:N] [--project P] [--seed FILE]
+                            [--indexes FILE] [--index-mode enforce|warn|off|learn] [--ready-file PATH]
+                            [--rules FILE] [--workspace DIR] [--config firebase.json]
+                            [--data-dir DIR [--truncate-damaged-log] [--compact-after SIZE]] [--import PATH]
+                            [--export-on-exit DIR] [--history-limit SIZE]
                             [--console-port N | --no-console] [budget flags below]
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
           --port        port (default 8080; 0 picks a free one)
-          --project     project id the seed is loaded into (default demo-hearth)
+          --host-port   both at once, as gcloud spells it (localhost:8080, [::1]:8080)
+          --project     project id the seed, rules and Hearth JSON imports are for (default
+                        demo-hearth, or .firebaserc's default beside --config); given, an
+                        export is imported into it too (else into its own project)
+          --data-dir    keep every database in DIR: each acknowledged commit is on disk, and
+                        a restart brings everything back (one process per DIR)
+          --truncate-damaged-log  start even when a log file in --data-dir is damaged before
+                        later data, keeping what precedes the damage (the rest is lost)
+          --compact-after  fold the log of --data-dir into a snapshot, in the background,
+                        once it grows past SIZE (default 64M; bytes, or K/M/G)
+          --import      load an export at start-up: the official emulator's or gcloud's
+                        export folder or .overall_export_metadata file, a firebase-tools
+                        export folder, or a Hearth JSON file (alias --import-data)
+          --export-on-exit  on exit, write every database as a firebase-tools export folder
+                        at DIR, replacing the old one only once the new one is complete
+          --config      firebase.json: its firestore rules and indexes (per database in the
+                        list form) and emulators.firestore host and port
           --seed        Hearth JSON documents (DESIGN.md) to load at start-up
           --indexes     firestore.indexes.json declaring composite indexes
           --index-mode  what a query missing a composite index does
@@ -45,6 +63,14 @@ enum ServeCommand {
         var historyLimit = VersionHistoryBudget.defaultLimit
         var consolePort: Int?, console = true
         var limits = HTTPLimits()
+        var compactAfter = DurableStore.Options().compactionThreshold
+        var dataDir: String?, truncateDamagedLog = false, importPath: String?, exportOnExit: String?, configFile: String?
+        var explicitProject: String?, explicitHost = false, explicitPort = false
+        // gcloud writes `--flag=value`; both spellings are accepted.
+        let args = args.flatMap { arg -> [String] in
+            guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return [arg] }
+            return [String(arg[..<eq]), String(arg[arg.index(after: eq)...])]
+        }
         var i = 0
         func value() -> String? {
             i += 1
@@ -53,14 +79,32 @@ enum ServeCommand {
         while i < args.count {
             let flag = args[i]
             if flag == "--no-console" { console = false; i += 1; continue }
+            if flag == "--truncate-damaged-log" { truncateDamagedLog = true; i += 1; continue }
             guard let v = flag == "-h" || flag == "--help" ? "" : value() else { return fail("\(flag) needs a value") }
             switch flag {
             case "-h", "--help": print(usage); return 0
-            case "--host": host = v
+            case "--host": host = v; explicitHost = true
             case "--port":
                 guard let p = Int(v), (0...65535).contains(p) else { return fail("--port must be 0…65535, got '\(v)'") }
                 port = p
-            case "--project": project = v
+                explicitPort = true
+            case "--host-port":
+                guard let colon = v.lastIndex(of: ":"), let p = Int(v[v.index(after: colon)...]), (0...65535).contains(p) else {
+                    return fail("--host-port must be HOST:PORT, got '\(v)'")
+                }
+                let h = String(v[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                if !h.isEmpty { host = h == "localhost" ? "127.0.0.1" : h }
+                port = p
+                explicitHost = true
+                explicitPort = true
+            case "--project": project = v; explicitProject = v
+            case "--data-dir": dataDir = v
+            case "--compact-after":
+                guard let n = ByteSize.parse(v), n > 0 else { return fail("--compact-after must be a size (bytes, or with K, M or G), got '\(v)'") }
+                compactAfter = n
+            case "--import", "--import-data": importPath = v
+            case "--export-on-exit": exportOnExit = v
+            case "--config": configFile = v
             case "--seed": seed = v
             case "--indexes": indexes = v
             case "--index-mode":
@@ -104,12 +148,64 @@ enum ServeCommand {
                 return fail("--workspace \(workspace) has none of firestore.rules, firestore.indexes.json, documents.json")
             }
         }
+        // firebase.json: host and port unless given, and each database's rules and indexes.
+        var config: FirebaseConfig?
+        if let configFile {
+            do { config = try FirebaseConfig.load(configFile) } catch { return failData(error.message) }
+            if !explicitHost, let h = config?.host { host = h == "localhost" ? "127.0.0.1" : h }
+            if !explicitPort, let p = config?.port { port = p }
+            if explicitProject == nil, let p = defaultProject(besides: configFile) { project = p }
+        }
         var configuration: IndexConfiguration?
         if let indexes {
             guard let data = FileManager.default.contents(atPath: indexes) else { return fail("cannot read \(indexes)") }
             do { configuration = try IndexConfiguration(json: data) } catch { return fail("\(indexes): \(error.message)") }
         }
-        let state = EmulatorState(indexes: configuration, indexMode: indexMode, historyLimit: historyLimit)
+        // The data directory opens before anything listens: damage stops start-up here.
+        var store: DurableStore?
+        if let dataDir {
+            do {
+                store = try DurableStore.open(directory: dataDir, options: .init(compactionThreshold: compactAfter, truncateDamagedLog: truncateDamagedLog,
+                    notice: { FileHandle.standardError.write(Data("hearth serve: \($0)\n".utf8)) }))
+            } catch {
+                return failData("cannot open the data directory: \(error.message)")
+            }
+            print("hearth serve: data directory \(dataDir): \(store!.recoveryReport)")
+        }
+        let state = EmulatorState(indexes: configuration, indexMode: indexMode, historyLimit: historyLimit, store: store)
+        // Everything below that fails must release the data directory.
+        func failAfterOpen(_ message: String) -> Int32 {
+            store?.close()
+            return failData(message)
+        }
+        for entry in config?.databases ?? [] {
+            // The single form is the project's (every database, as the official emulator
+            // applies it); the list form gives each database its own.
+            let id = DatabaseID(project: project, database: entry.database)
+            let perDatabase = config?.isListForm == true
+            if let file = entry.indexes, indexes == nil {
+                guard let data = FileManager.default.contents(atPath: file) else { return failAfterOpen("cannot read \(file), which \(configFile!) names") }
+                do {
+                    let parsed = try IndexConfiguration(json: data)
+                    if perDatabase { state.setIndexes(parsed, forDatabase: id) } else { state.setIndexes(parsed, forProject: project) }
+                } catch {
+                    return failAfterOpen("\(file): \(error.message)")
+                }
+            }
+            if let file = entry.rules, rules == nil {
+                guard let source = FileManager.default.contents(atPath: file).flatMap({ String(data: $0, encoding: .utf8) }) else {
+                    return failAfterOpen("cannot read \(file), which \(configFile!) names")
+                }
+                do {
+                    let loaded = try ProjectRules(ProjectRules.File(name: file, content: source))
+                    for w in loaded.diagnostics { FileHandle.standardError.write(Data("\(w)\n".utf8)) }
+                    if perDatabase { state.rules.set(loaded, forDatabase: id) } else { state.rules.set(loaded, forProject: project) }
+                    print("enforcing security rules from \(file) for \(perDatabase ? id.name : "projects/\(project)")")
+                } catch {
+                    return failAfterOpen("\(file) does not compile:\n\(error)")
+                }
+            }
+        }
         if let rules {
             guard let source = FileManager.default.contents(atPath: rules).flatMap({ String(data: $0, encoding: .utf8) }) else {
                 return fail("cannot read \(rules)")
@@ -120,16 +216,29 @@ enum ServeCommand {
                 state.rules.set(loaded, forProject: project)
                 print("enforcing security rules from \(rules) for projects/\(project)")
             } catch {
-                return fail("\(rules) does not compile:\n\(error)")
+                return failAfterOpen("\(rules) does not compile:\n\(error)")
+            }
+        }
+        if let importPath {
+            let progress = ProgressLine("importing \(importPath)")
+            do {
+                let summary = try state.importData(importPath, project: explicitProject ?? (isHearthJSON(importPath) ? project : nil),
+                                                   progress: { progress.update($0) })
+                progress.finish("imported \(summary.documents) documents from \(importPath) in \(String(format: "%.1f", summary.seconds)) s"
+                    + summary.perDatabase.keys.sorted(by: { $0.name < $1.name }).map { " — \($0.name): \(summary.perDatabase[$0]!)" }.joined()
+                    + (summary.skipped > 0 ? " (\(summary.skipped) entities in a Datastore namespace skipped)" : ""))
+            } catch {
+                progress.abandon()
+                return failAfterOpen("cannot import \(importPath): \(error.message)")
             }
         }
         if let seed {
-            guard let data = FileManager.default.contents(atPath: seed) else { return fail("cannot read \(seed)") }
+            guard let data = FileManager.default.contents(atPath: seed) else { return failAfterOpen("cannot read \(seed)") }
             do {
                 let n = try SeedLoader.load(data, into: state.database(DatabaseID(project: project)))
                 print("loaded \(n) documents from \(seed) into projects/\(project)/databases/(default)")
-            } catch { return fail("\(seed): \(error.message)") }
-        } else if indexes == nil && rules == nil {
+            } catch { return failAfterOpen("\(seed): \(error.message)") }
+        } else if indexes == nil && rules == nil && config == nil && dataDir == nil && importPath == nil {
             loadDocumentedApps(state)
         }
 
@@ -141,7 +250,7 @@ enum ServeCommand {
         do {
             server = try EmulatorServer(host: host, port: port, state: state, limits: limits)
         } catch {
-            return fail("cannot listen on \(host):\(port): \(error)")
+            return failAfterOpen("cannot listen on \(host):\(port): \(error)")
         }
         if console {
             // The official emulator's UI port by default; when another emulator holds it, any
@@ -153,7 +262,7 @@ enum ServeCommand {
             } catch {
                 guard consolePort == nil, let fallback = try? ConsoleServer(host: host, port: 0, state: state, info: info) else {
                     server.stop()
-                    return fail("cannot listen on \(host):\(consolePort ?? 4000) for the console: \(error)")
+                    return failAfterOpen("cannot listen on \(host):\(consolePort ?? 4000) for the console: \(error)")
                 }
                 consoleServer = fallback
             }
@@ -178,8 +287,33 @@ enum ServeCommand {
         }
         done.wait()
         _ = sources
+        var status: Int32 = 0
+        if let exportOnExit {
+            let progress = ProgressLine("exporting to \(exportOnExit)")
+            do {
+                let summary = try state.exportAll(to: exportOnExit, progress: { progress.update($0) })
+                progress.finish("exported \(summary.documents) documents to \(exportOnExit)")
+            } catch {
+                progress.abandon()
+                FileHandle.standardError.write(Data("hearth serve: --export-on-exit failed; \(exportOnExit) keeps its previous contents: \(error.message)\n".utf8))
+                status = 1
+            }
+        }
+        store?.close()
         print("hearth serve: stopped")
-        return 0
+        return status
+    }
+
+    /// The default project in `.firebaserc` beside a firebase.json, as firebase-tools uses it.
+    private static func defaultProject(besides configFile: String) -> String? {
+        let rc = ((configFile as NSString).deletingLastPathComponent as NSString).appendingPathComponent(".firebaserc")
+        guard let data = FileManager.default.contents(atPath: rc), let json = try? JSON.parse(Array(data)) else { return nil }
+        return json["projects"]?["default"]?.stringValue
+    }
+
+    private static func isHearthJSON(_ path: String) -> Bool {
+        if case .hearthJSON? = try? ImportSource.locate(path) { return true }
+        return false
     }
 
     /// With no data flags in a checkout with `Seeds/<app>/documents.json`, each documented
@@ -219,6 +353,12 @@ enum ServeCommand {
             FileHandle.standardError.write(Data("hearth serve: \(path) does not compile; \(project) runs without rules:\n\(error)\n".utf8))
             return nil
         }
+    }
+
+    /// A problem with the user's files or data (no usage text: the flags were fine).
+    private static func failData(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("hearth serve: \(message)\n".utf8))
+        return 1
     }
 
     private static func fail(_ message: String) -> Int32 {

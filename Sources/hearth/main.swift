@@ -7,6 +7,8 @@ let usage = """
 
     commands:
       serve [--port N] [--seed FILE] …         run the emulator (REST on one port; `hearth serve --help`)
+      export DIR [--address H:P | --data-dir D]  write a firebase-tools export folder (`hearth export --help`)
+      import PATH [--address H:P | --data-dir D] load an export or Hearth JSON
       rules check FILE…                       compile rules; print FILE:LINE:COL diagnostics
       rules test CASES.json… [--coverage FILE.json|FILE.html]
                                               run rules test cases (see DESIGN.md)
@@ -22,6 +24,10 @@ case nil, "help", "-h", "--help":
     print(usage)
 case "serve":
     exit(ServeCommand.run(Array(args.dropFirst())))
+case "export":
+    exit(DataCommand.export(Array(args.dropFirst())))
+case "import":
+    exit(DataCommand.importData(Array(args.dropFirst())))
 case "rules":
     switch args.dropFirst().first {
     case "check": exit(RulesCommand.check(Array(args.dropFirst(2))))

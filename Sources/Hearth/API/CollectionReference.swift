@@ -17,11 +17,13 @@ public final class CollectionReference: Query, @unchecked Sendable {
     public var path: String { collectionPath.description }
 
     /// A new document with a random 20-character ID.
+    @discardableResult
     public func document() -> DocumentReference {
         document(Self.autoID())
     }
 
     /// The document at a relative path (`"b"` or `"b/sub/c"`).
+    @discardableResult
     public func document(_ documentPath: String) -> DocumentReference {
         firestore.ensureActive()
         let relative = requireValid { () throws(FirestoreError) in

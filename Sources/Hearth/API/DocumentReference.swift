@@ -31,6 +31,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     public var parent: CollectionReference { CollectionReference(firestore: firestore, path: key.parent) }
 
     /// A subcollection (or deeper collection) at a relative path.
+    @discardableResult
     public func collection(_ collectionPath: String) -> CollectionReference {
         firestore.ensureActive()
         let relative = requireValid { () throws(FirestoreError) in try ResourcePath.parse(collectionPath) }

@@ -109,6 +109,7 @@ public final class Firestore: @unchecked Sendable {
     // MARK: References
 
     /// A collection at a slash-separated path (odd number of segments).
+    @discardableResult
     public func collection(_ collectionPath: String) -> CollectionReference {
         ensureActive()
         return CollectionReference(firestore: self, path: requireValid { () throws(FirestoreError) in
@@ -117,6 +118,7 @@ public final class Firestore: @unchecked Sendable {
     }
 
     /// A document at a slash-separated path (even number of segments).
+    @discardableResult
     public func document(_ documentPath: String) -> DocumentReference {
         ensureActive()
         return DocumentReference(firestore: self, path: requireValid { () throws(FirestoreError) in
@@ -126,6 +128,7 @@ public final class Firestore: @unchecked Sendable {
 
     /// Every collection with this ID, at any depth, as one query. An empty ID or one
     /// containing `/` is a programmer error.
+    @discardableResult
     public func collectionGroup(_ collectionID: String) -> Query {
         ensureActive()
         requireValid { () throws(FirestoreError) in try Self.validateCollectionGroupID(collectionID) }
@@ -160,6 +163,7 @@ public final class Firestore: @unchecked Sendable {
     // MARK: Writes
 
     /// A new batch of writes committed atomically.
+    @discardableResult
     public func batch() -> WriteBatch {
         ensureActive()
         return WriteBatch(firestore: self)

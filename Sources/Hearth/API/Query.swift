@@ -12,7 +12,7 @@ struct QueryDefinition: Hashable, Sendable {
     var allDescendants: Bool
     /// Top-level conjuncts, each a field, unary or composite filter.
     var filters: [QueryFilter] = []
-    var orderBy: [Ordering] = []
+    var orderBy: [HearthCore.Ordering] = []
     var startAt: Cursor?
     var endAt: Cursor?
     var limit: Int?
@@ -42,7 +42,7 @@ struct QueryDefinition: Hashable, Sendable {
     /// Explicit order-bys, then the inequality fields not already ordered (sorted by field
     /// path), then `__name__`; implicit entries take the last explicit direction
     /// (semantics §7). Document cursors take their values in this order.
-    var normalizedOrderBy: [Ordering] {
+    var normalizedOrderBy: [HearthCore.Ordering] {
         var result = orderBy
         var seen = Set(orderBy.map(\.field))
         let descending = orderBy.last?.descending ?? false
@@ -54,10 +54,10 @@ struct QueryDefinition: Hashable, Sendable {
             }
         })
         for f in inequalityFields.sorted() where !seen.contains(f) && !f.isDocumentName {
-            result.append(Ordering(f, descending: descending))
+            result.append(HearthCore.Ordering(f, descending: descending))
             seen.insert(f)
         }
-        if !seen.contains(.documentName) { result.append(Ordering(.documentName, descending: descending)) }
+        if !seen.contains(.documentName) { result.append(HearthCore.Ordering(.documentName, descending: descending)) }
         return result
     }
 
@@ -116,89 +116,110 @@ public class Query: @unchecked Sendable, Hashable {
 
     // MARK: Filters (String paths)
 
+    @discardableResult
     public func whereField(_ field: String, isEqualTo value: Any) -> Query {
         whereFilter(.whereField(field, isEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ field: String, isNotEqualTo value: Any) -> Query {
         whereFilter(.whereField(field, isNotEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ field: String, isLessThan value: Any) -> Query {
         whereFilter(.whereField(field, isLessThan: value))
     }
 
+    @discardableResult
     public func whereField(_ field: String, isLessThanOrEqualTo value: Any) -> Query {
         whereFilter(.whereField(field, isLessThanOrEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ field: String, isGreaterThan value: Any) -> Query {
         whereFilter(.whereField(field, isGreaterThan: value))
     }
 
+    @discardableResult
     public func whereField(_ field: String, isGreaterThanOrEqualTo value: Any) -> Query {
         whereFilter(.whereField(field, isGreaterOrEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ field: String, arrayContains value: Any) -> Query {
         whereFilter(.whereField(field, arrayContains: value))
     }
 
+    @discardableResult
     public func whereField(_ field: String, arrayContainsAny values: [Any]) -> Query {
         whereFilter(.whereField(field, arrayContainsAny: values))
     }
 
+    @discardableResult
     public func whereField(_ field: String, in values: [Any]) -> Query {
         whereFilter(.whereField(field, in: values))
     }
 
+    @discardableResult
     public func whereField(_ field: String, notIn values: [Any]) -> Query {
         whereFilter(.whereField(field, notIn: values))
     }
 
     // MARK: Filters (FieldPath paths)
 
+    @discardableResult
     public func whereField(_ path: FieldPath, isEqualTo value: Any) -> Query {
         whereFilter(.whereField(path, isEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, isNotEqualTo value: Any) -> Query {
         whereFilter(.whereField(path, isNotEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, isLessThan value: Any) -> Query {
         whereFilter(.whereField(path, isLessThan: value))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, isLessThanOrEqualTo value: Any) -> Query {
         whereFilter(.whereField(path, isLessThanOrEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, isGreaterThan value: Any) -> Query {
         whereFilter(.whereField(path, isGreaterThan: value))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, isGreaterThanOrEqualTo value: Any) -> Query {
         whereFilter(.whereField(path, isGreaterOrEqualTo: value))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, arrayContains value: Any) -> Query {
         whereFilter(.whereField(path, arrayContains: value))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, arrayContainsAny values: [Any]) -> Query {
         whereFilter(.whereField(path, arrayContainsAny: values))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, in values: [Any]) -> Query {
         whereFilter(.whereField(path, in: values))
     }
 
+    @discardableResult
     public func whereField(_ path: FieldPath, notIn values: [Any]) -> Query {
         whereFilter(.whereField(path, notIn: values))
     }
 
     /// Adds a where clause (AND with the others); an empty composite adds nothing.
+    @discardableResult
     public func whereFilter(_ filter: Filter) -> Query {
         requireValid { () throws(FirestoreError) in try filtered(by: filter) }
     }
@@ -344,19 +365,23 @@ public class Query: @unchecked Sendable, Hashable {
 
     // MARK: Ordering and limits
 
+    @discardableResult
     public func order(by field: String) -> Query {
         order(by: field, descending: false)
     }
 
+    @discardableResult
     public func order(by path: FieldPath) -> Query {
         order(by: path, descending: false)
     }
 
+    @discardableResult
     public func order(by field: String, descending: Bool) -> Query {
         let path = Self.parseFieldPath(field)
         return requireValid { () throws(FirestoreError) in try ordered(by: path, descending: descending) }
     }
 
+    @discardableResult
     public func order(by path: FieldPath, descending: Bool) -> Query {
         requireValid { () throws(FirestoreError) in try ordered(by: path.core, descending: descending) }
     }
@@ -370,17 +395,19 @@ public class Query: @unchecked Sendable, Hashable {
             throw .invalidArgument("Invalid query. You must not specify an ending point before specifying the order by.")
         }
         var d = definition
-        d.orderBy.append(Ordering(path, descending: descending))
+        d.orderBy.append(HearthCore.Ordering(path, descending: descending))
         return with(d)
     }
 
     /// The first `limit` results.
+    @discardableResult
     public func limit(to limit: Int) -> Query {
         requireValid { () throws(FirestoreError) in try limited(to: limit, .first) }
     }
 
     /// The last `limit` results, still in query order. Needs an explicit order-by, which is
     /// checked when the query runs.
+    @discardableResult
     public func limit(toLast limit: Int) -> Query {
         requireValid { () throws(FirestoreError) in try limited(to: limit, .last) }
     }
@@ -403,36 +430,44 @@ public class Query: @unchecked Sendable, Hashable {
     enum CursorEdge { case start, end }
 
     /// Starts at the position given by values for the explicit order-bys (a prefix is fine).
+    @discardableResult
     public func start(at fieldValues: [Any]) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.start, values: fieldValues, inclusive: true) }
     }
 
+    @discardableResult
     public func start(after fieldValues: [Any]) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.start, values: fieldValues, inclusive: false) }
     }
 
+    @discardableResult
     public func end(at fieldValues: [Any]) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.end, values: fieldValues, inclusive: true) }
     }
 
+    @discardableResult
     public func end(before fieldValues: [Any]) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.end, values: fieldValues, inclusive: false) }
     }
 
     /// Starts at `document`: its values for the whole normalised order (explicit order-bys,
     /// inequality fields, document ID), so the position is exact.
+    @discardableResult
     public func start(atDocument document: DocumentSnapshot) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.start, document: document, inclusive: true) }
     }
 
+    @discardableResult
     public func start(afterDocument document: DocumentSnapshot) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.start, document: document, inclusive: false) }
     }
 
+    @discardableResult
     public func end(atDocument document: DocumentSnapshot) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.end, document: document, inclusive: true) }
     }
 
+    @discardableResult
     public func end(beforeDocument document: DocumentSnapshot) -> Query {
         requireValid { () throws(FirestoreError) in try bounded(.end, document: document, inclusive: false) }
     }
@@ -510,13 +545,16 @@ public class Query: @unchecked Sendable, Hashable {
         firestore.ensureActive()
         requireValid { () throws(FirestoreError) in try checkRunnable() }
         var documents: [HearthCore.Document]
+        var readTime: HearthCore.Timestamp?
         do {
             let query = definition.structuredQuery
             if source == .cache {
                 documents = try firestore.local.cache.documents(matching: query)
             } else {
                 try firestore.access.checkQuery(query, in: firestore.database)
-                documents = try firestore.database.runQuery(query).documents
+                let result = try firestore.database.runQuery(query)
+                documents = result.documents
+                readTime = result.readTime
                 firestore.local.cache.recordQuery(query)
             }
         } catch {
@@ -526,7 +564,7 @@ public class Query: @unchecked Sendable, Hashable {
         let metadata: SnapshotMetadata = source == .cache ? .cache : .server
         return QuerySnapshot(query: self, documents: documents.map {
             QueryDocumentSnapshot(firestore: firestore, document: $0, metadata: metadata)
-        }, metadata: metadata)
+        }, metadata: metadata, readTime: readTime)
     }
 
     public func getDocuments(completion: @escaping (QuerySnapshot?, Error?) -> Void) {
@@ -553,6 +591,7 @@ public class Query: @unchecked Sendable, Hashable {
     public var count: AggregateQuery { aggregate([.count()]) }
 
     /// Computes count / sum / average over the query's results on the server.
+    @discardableResult
     public func aggregate(_ aggregateFields: [AggregateField]) -> AggregateQuery {
         AggregateQuery(query: self, fields: aggregateFields)
     }

@@ -31,9 +31,13 @@ public final class QuerySnapshot: @unchecked Sendable, CustomStringConvertible {
     private let includesMetadataChanges: Bool
     private let built = Mutex(Built())
 
-    init(query: Query, documents: [QueryDocumentSnapshot], metadata: SnapshotMetadata = .server) {
+    /// When the database produced these results (nil for a cache read).
+    let readTime: HearthCore.Timestamp?
+
+    init(query: Query, documents: [QueryDocumentSnapshot], metadata: SnapshotMetadata = .server, readTime: HearthCore.Timestamp? = nil) {
         self.query = query
         self.metadata = metadata
+        self.readTime = readTime
         source = .documents(documents)
         // A one-time read is made with metadata changes included, as in the SDK.
         includesMetadataChanges = true
@@ -41,6 +45,7 @@ public final class QuerySnapshot: @unchecked Sendable, CustomStringConvertible {
 
     init(query: Query, view: ViewSnapshot, previousMutated: Set<ResourcePath>, reversed: Bool, includesMetadataChanges: Bool) {
         self.query = query
+        readTime = view.readTime
         metadata = view.mutatedKeys.isEmpty ? .server : .pending
         source = .view(view, previousMutated: previousMutated, reversed: reversed)
         self.includesMetadataChanges = includesMetadataChanges

@@ -1,5 +1,5 @@
-/// Where a listener reads from. Hearth's embedded database is the server and the cache at
-/// once, so both sources see the same data.
+/// Where a listener reads from. Hearth's listeners are always in sync with the database,
+/// so `.cache` listens like `.default`.
 public enum ListenSource: UInt, Sendable {
     case `default`, cache
 }
@@ -7,9 +7,9 @@ public enum ListenSource: UInt, Sendable {
 /// Options for `addSnapshotListener(options:listener:)`; every `with…` returns a copy.
 public final class SnapshotListenOptions: @unchecked Sendable {
     public let source: ListenSource
-    /// Whether metadata-only changes are delivered. Hearth's metadata never changes
-    /// (`hasPendingWrites` and `isFromCache` are always false), so this only decides whether
-    /// `documentChanges(includeMetadataChanges: true)` may be called on the snapshots.
+    /// Whether snapshots are also delivered when only the pending state of the instance's
+    /// own writes changed (`hasPendingWrites`; see `LocalWriteEvents`), and whether
+    /// `documentChanges(includeMetadataChanges: true)` may be called on them.
     public let includeMetadataChanges: Bool
 
     public convenience init() {

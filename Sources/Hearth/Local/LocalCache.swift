@@ -34,6 +34,9 @@ final class LocalCache: Sendable {
         var seenPaths: Set<ResourcePath> = []
         var seenQueries: Set<StructuredQuery> = []
         var bundled: [ResourcePath: BundledDocument] = [:]
+        /// Loaded bundles: id → create time.
+        var bundles: [String: HearthCore.Timestamp] = [:]
+        var namedQueries: [String: BundleNamedQuery] = [:]
     }
 
     let database: Database
@@ -80,6 +83,29 @@ final class LocalCache: Sendable {
                 s.bundled[path] = doc
             }
         }
+    }
+
+    /// Whether a bundle with this id and a create time as late was loaded already (the
+    /// SDK then skips loading it again).
+    func hasBundle(_ metadata: BundleMetadata) -> Bool {
+        state.withLock { s in s.bundles[metadata.id].map { $0 >= metadata.createTime } ?? false }
+    }
+
+    /// Records a loaded bundle: its documents (each replacing what the cache holds unless
+    /// that is newer), its named queries (a later read of a name replaces an earlier one) and
+    /// its id.
+    func loadBundle(_ metadata: BundleMetadata, documents: [BundleLoader.LoadedDocument], namedQueries: [BundleNamedQuery]) {
+        loadBundled(documents.map { ($0.path, BundledDocument(document: $0.document, version: $0.version)) })
+        state.withLock { s in
+            for q in namedQueries where s.namedQueries[q.name].map({ $0.readTime <= q.readTime }) ?? true {
+                s.namedQueries[q.name] = q
+            }
+            s.bundles[metadata.id] = metadata.createTime
+        }
+    }
+
+    func namedQuery(_ name: String) -> BundleNamedQuery? {
+        state.withLock { $0.namedQueries[name] }
     }
 
     /// Forgets everything (`clearPersistence()`).

@@ -86,6 +86,45 @@ public indirect enum JSON: Sendable, Equatable {
         }
     }
 
+    /// The serialisation with two-space indentation and a final newline (files people read).
+    public var prettyBytes: [UInt8] {
+        var out: [UInt8] = []
+        writePretty(into: &out, indent: 0)
+        out.append(10)
+        return out
+    }
+
+    private func writePretty(into out: inout [UInt8], indent: Int) {
+        func newline(_ level: Int) {
+            out.append(10)
+            out.append(contentsOf: repeatElement(32, count: 2 * level))
+        }
+        switch self {
+        case .array(let a) where !a.isEmpty:
+            out.append(91)
+            for (i, e) in a.enumerated() {
+                if i > 0 { out.append(44) }
+                newline(indent + 1)
+                e.writePretty(into: &out, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(93)
+        case .object(let pairs) where !pairs.isEmpty:
+            out.append(123)
+            for (i, (k, v)) in pairs.enumerated() {
+                if i > 0 { out.append(44) }
+                newline(indent + 1)
+                Self.writeString(k, into: &out)
+                out.append(contentsOf: [58, 32])
+                v.writePretty(into: &out, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(125)
+        default:
+            write(into: &out)
+        }
+    }
+
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(34)
         for b in s.utf8 {

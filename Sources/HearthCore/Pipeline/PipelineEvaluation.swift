@@ -2,9 +2,13 @@ import Foundation
 
 /// One row flowing through a pipeline: a document (its name and times), or a row a stage made
 /// (`select`, `aggregate`, `literals`…), which has fields only.
-public struct PipelineRow: Sendable, Hashable {
+public struct PipelineRow: Sendable {
     public var name: ResourcePath?
-    public var fields: MapValue
+    /// Changing the fields detaches the row from the stored document it came from.
+    public var fields: MapValue { didSet { document = nil } }
+    /// The stored document the row still is (same fields), so front ends can reuse what they
+    /// derived from it (the Swift API's memoised `data()`); nil once a stage changed it.
+    public private(set) var document: Document?
     public var createTime: Timestamp?
     public var updateTime: Timestamp?
     /// The relevance a `search` stage gave the row (`score()`).
@@ -21,6 +25,7 @@ public struct PipelineRow: Sendable, Hashable {
 
     init(_ document: Document) {
         self.init(name: document.path, fields: document.fields, createTime: document.createTime, updateTime: document.updateTime)
+        self.document = document
     }
 }
 

@@ -29,6 +29,9 @@ public final class NormalizedQuery: Sendable {
     public static let maxInValues = 30
     public static let maxNotInValues = 10
     public static let maxInequalityFields = 10
+    /// Filters (each value of an `in`, `not-in` or `array-contains-any` counting as one),
+    /// order-bys and a parent document together (observed on the official emulator).
+    public static let maxFiltersAndOrders = 100
 
     public init(_ query: StructuredQuery, database: DatabaseID, aggregatedFields: [FieldPath] = []) throws(FirestoreError) {
         self.query = query
@@ -43,6 +46,16 @@ public final class NormalizedQuery: Sendable {
             .flatMap(Self.simplified)
         self.filter = filter
         let leaves = filter?.leaves ?? []
+        // Before any work that grows with the query's size (the checks below are quadratic).
+        let filterCount = leaves.reduce(0) { n, leaf in
+            if case .field(_, let op, .array(let values)) = leaf, op.takesList { return n + values.count }
+            return n + 1
+        }
+        let hasAncestor = !query.parent.isEmpty
+        if filterCount + query.orderBy.count + (hasAncestor ? 1 : 0) > Self.maxFiltersAndOrders {
+            throw .invalidArgument("The query may not have more than \(Self.maxFiltersAndOrders) filters + sort orders + ancestor total. "
+                + "Currently there are \(filterCount) filters, \(query.orderBy.count) sort orders, and \(hasAncestor ? "one" : "no") ancestor filter.")
+        }
         try Self.checkOperatorCombinations(leaves, hasOr: filter.map(Self.containsOr) ?? false)
 
         // Normalised order.

@@ -41,6 +41,9 @@ public final class Database: Sendable {
     private let core: Mutex<Core>
     /// The listen targets; fed one ChangeSet per commit under the commit lock.
     let hub = ListenerHub()
+    /// The log of a data directory (`DurableStore`): each commit's changes are queued in it
+    /// inside the commit lock and the commit returns once they are synced. Nil in memory.
+    let journal: WriteAheadLog?
 
     /// - Parameters:
     ///   - indexes: the declared indexes (`firestore.indexes.json`).
@@ -48,24 +51,37 @@ public final class Database: Sendable {
     ///     index does (default: `.enforce` when indexes are declared, else `.warn`).
     ///   - historyBudget: the memory past versions may take (default: a budget of this
     ///     database's own, `VersionHistoryBudget.defaultLimit`).
-    public init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600,
-                historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
+    public convenience init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600,
+                            historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
+                            indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
+        self.init(id: id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
+                  indexes: indexes, indexMode: indexMode, journal: nil, recovered: nil)
+    }
+
+    /// A database of a data directory (`DurableStore.database`): its recovered documents,
+    /// its commit clock continuing after their last commit, its commits logged.
+    init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, historyBudget: VersionHistoryBudget,
+         indexes: IndexConfiguration?, indexMode: IndexMode?, journal: WriteAheadLog?, recovered: RecoveredDatabase?) {
         self.id = id
         self.clock = clock
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
-        let start = Timestamp(seconds: Timestamp.minSeconds, nanos: 0)
+        self.journal = journal
+        let start = recovered?.lastCommit ?? Timestamp(seconds: Timestamp.minSeconds, nanos: 0)
+        let state = recovered.map { DatabaseState(database: id, readTime: start, documents: $0.documents, documentCount: $0.documentCount) }
+            ?? DatabaseState(database: id, readTime: start)
         let indexing = IndexingState(configuration: indexes ?? IndexConfiguration(), mode: indexMode ?? (indexes == nil ? .warn : .enforce))
-        core = Mutex(Core(state: DatabaseState(database: id, readTime: start), lastCommit: start, indexing: indexing))
+        core = Mutex(Core(state: state, lastCommit: start, indexing: indexing))
     }
 
+    /// A fork: in memory, whatever the original's storage.
     private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, historyBudget: VersionHistoryBudget,
                  state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState) {
         self.id = id
         self.clock = clock
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
+        self.journal = nil
         core = Mutex(Core(state: state, lastCommit: lastCommit, indexing: indexing))
     }
 
@@ -126,8 +142,29 @@ public final class Database: Sendable {
                        authorize: CommitAuthorizer? = nil,
                        acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil) throws(FirestoreError) -> CommitResult {
         for w in writes { try w.validate(database: id) }
+        return try commitValidated(writes, transaction: transaction, authorize: authorize, acknowledging: acknowledging)
+    }
+
+    /// Upserts documents as an import does: each replaces the stored document whole (one
+    /// commit, one commit time). Paths are checked; field names are not, since exports carry
+    /// what the emulator stored, such as its `__type__` maps for Datastore-only meanings.
+    @discardableResult
+    public func importDocuments(_ documents: [(path: ResourcePath, fields: MapValue)]) throws(FirestoreError) -> CommitResult {
+        var writes: [Write] = []
+        writes.reserveCapacity(documents.count)
+        for (path, fields) in documents {
+            try DocumentLimits.validateDocumentPath(path, database: id)
+            writes.append(.set(path, fields))
+        }
+        return try commitValidated(writes, transaction: nil, authorize: nil, acknowledging: nil)
+    }
+
+    private func commitValidated(_ writes: [Write], transaction: TransactionID?, authorize: CommitAuthorizer?,
+                                 acknowledging: (client: ListenClientID, batch: LocalBatchID)?) throws(FirestoreError) -> CommitResult {
         let now = clock.now().truncatedToMicroseconds
-        return try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
+        var ticket: UInt64?
+        let result = try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
+            try journal?.checkWritable()
             if let transaction {
                 guard let txn = core.transactions.removeValue(forKey: transaction) else { throw .invalidTransaction }
                 if txn.mode == .readOnly && !writes.isEmpty {
@@ -139,8 +176,9 @@ public final class Database: Sendable {
                 for query in txn.queries where query.invalidated(by: core.state) { throw .contention }
             }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
-            // Changes are only collected while someone listens.
-            var changed: [ChangeSet.Entry]? = hub.isActive || acknowledging != nil ? [] : nil
+            // Changes are only collected while someone listens or a log records them.
+            let publishing = hub.isActive || acknowledging != nil
+            var changed: [ChangeSet.Entry]? = publishing || journal != nil ? [] : nil
             let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
                                         keepsHistory: versionRetention > 0, history: &core.history, budget: historyBudget,
                                         tombstones: &core.tombstones, changed: &changed, authorize: authorize)
@@ -148,11 +186,20 @@ public final class Database: Sendable {
             core.state.readTime = commitTime
             core.history.trim(&core.state, horizon: Self.horizon(from: commitTime, retention: versionRetention), budget: historyBudget)
             purgeTombstones(&core, now: commitTime)
-            if let changed, !changed.isEmpty || acknowledging != nil {
+            if let journal, !writes.isEmpty {
+                // Logged even when nothing changed: the commit time must not go backwards
+                // after a restart.
+                ticket = journal.append(DurableRecord.Commit(database: id, commitTime: commitTime,
+                                                             changes: changed!.map { ($0.key.path, $0.after) }))
+            }
+            if publishing, let changed, !changed.isEmpty || acknowledging != nil {
                 hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging)
             }
             return result
         }
+        // Acknowledged only once durable (a group of concurrent commits shares one sync).
+        if let journal, let ticket { try journal.waitDurable(ticket) }
+        return result
     }
 
     /// A document touched by a commit: its stored version and the working copy.
@@ -310,7 +357,8 @@ public final class Database: Sendable {
     @discardableResult
     public func restore(_ snapshot: DatabaseSnapshot) -> (before: DatabaseState, after: DatabaseState) {
         let now = clock.now().truncatedToMicroseconds
-        return core.withLock { core in
+        var ticket: UInt64?
+        let result = core.withLock { core in
             let before = core.state
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             var restored = snapshot.state
@@ -328,14 +376,20 @@ public final class Database: Sendable {
             // The log's versions belong to the chains just replaced; the restored chains'
             // own past versions are the snapshot's (it holds them whatever happens here).
             core.history.release(historyBudget)
-            if hub.isActive {
-                let entries = restored.changes(since: before).map {
-                    ChangeSet.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after)
+            if hub.isActive || journal != nil {
+                let changes = restored.changes(since: before)
+                // A log records the restore as a commit of its differences.
+                if let journal, journal.isWritable {
+                    ticket = journal.append(DurableRecord.Commit(database: id, commitTime: commitTime, changes: changes.map { ($0.path, $0.after) }))
                 }
-                if !entries.isEmpty { hub.publish(ChangeSet(commitTime: commitTime, entries: entries, state: restored)) }
+                let entries = changes.map { ChangeSet.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after) }
+                if hub.isActive, !entries.isEmpty { hub.publish(ChangeSet(commitTime: commitTime, entries: entries, state: restored)) }
             }
             return (before, restored)
         }
+        // A restore cannot fail for its callers; a failed log refuses the commits after it.
+        if let journal, let ticket { try? journal.waitDurable(ticket) }
+        return result
     }
 
     /// O(1) independent copy: same documents now, its own future.

@@ -6,18 +6,24 @@ import Synchronization
 public final class DatabaseRegistry: Sendable {
     public let clock: any HearthClock
     public let historyBudget: VersionHistoryBudget
+    /// The data directory every database lives in (nil: in memory).
+    public let store: DurableStore?
     private let databases = Mutex<[DatabaseID: Database]>([:])
 
-    public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget()) {
+    /// With `store`, every database the directory holds is opened at once.
+    public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
+                store: DurableStore? = nil) {
         self.clock = clock
         self.historyBudget = historyBudget
+        self.store = store
+        for id in store?.databaseIDs ?? [] { _ = database(id) }
     }
 
     /// The database with this id, created empty if it does not exist yet.
     public func database(_ id: DatabaseID) -> Database {
         databases.withLock { dbs in
             if let db = dbs[id] { return db }
-            let db = Database(id: id, clock: clock, historyBudget: historyBudget)
+            let db = store?.database(id, clock: clock, historyBudget: historyBudget) ?? Database(id: id, clock: clock, historyBudget: historyBudget)
             dbs[id] = db
             return db
         }

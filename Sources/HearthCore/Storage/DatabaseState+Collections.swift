@@ -34,3 +34,39 @@ extension DatabaseState {
         return ids.sorted { ResourcePath.compareSegments($0, $1) < 0 }
     }
 }
+
+/// Where a page of a collection starts, by document ID (keyset paging).
+public enum DocumentPageStart: Sendable, Equatable {
+    /// The collection's first documents.
+    case first
+    /// The documents after this ID.
+    case after(String)
+    /// The documents from this ID on (it included, when it exists).
+    case from(String)
+    /// The documents just before this ID (the page that ends before it).
+    case before(String)
+}
+
+extension DatabaseState {
+    /// Up to `limit` existing documents directly in `collection`, in ID (`__name__`) order,
+    /// from `start`. Reads the storage order itself — each collection's documents are
+    /// contiguous there and in ID order — forwards or, for `.before`, backwards, so any page
+    /// of any collection costs O(log n + limit) (deleted documents passed over aside).
+    public func documents(in collection: ResourcePath, start: DocumentPageStart, limit: Int) -> [Document] {
+        guard limit > 0 else { return [] }
+        let scope = DocumentKey.start(of: collection)
+        var it: PersistentSortedMap<DocumentKey, DocumentVersion>.Iterator
+        switch start {
+        case .first: it = documents.elements(from: scope, inclusive: true, descending: false)
+        case .after(let id): it = documents.elements(from: DocumentKey(collection.appending(id)), inclusive: false, descending: false)
+        case .from(let id): it = documents.elements(from: DocumentKey(collection.appending(id)), inclusive: true, descending: false)
+        case .before(let id): it = documents.elements(from: DocumentKey(collection.appending(id)), inclusive: false, descending: true)
+        }
+        var out: [Document] = []
+        while out.count < limit, let (key, version) = it.next(), key.hasPrefix(scope) {
+            if let doc = version.document { out.append(doc) }
+        }
+        if case .before = start { out.reverse() }
+        return out
+    }
+}

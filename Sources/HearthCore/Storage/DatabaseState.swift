@@ -19,6 +19,14 @@ public struct DatabaseState: Sendable {
         documentCount = 0
     }
 
+    /// A state holding `documents` (recovered from a data directory).
+    init(database: DatabaseID, readTime: Timestamp, documents: PersistentSortedMap<DocumentKey, DocumentVersion>, documentCount: Int) {
+        self.database = database
+        self.readTime = readTime
+        self.documents = documents
+        self.documentCount = documentCount
+    }
+
     /// The document at `path` as of this state.
     public func document(_ path: ResourcePath) -> Document? {
         documents[DocumentKey(path)]?.document

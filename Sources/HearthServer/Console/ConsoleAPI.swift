@@ -6,8 +6,9 @@ import HearthRules
 /// The console's JSON API under `/api/`: browsing and editing documents, running queries
 /// with their index analysis, the request log and the open streams. Every document read and
 /// write goes through `DocumentService` as the owner — the same service REST and gRPC call,
-/// so validation, limits and error texts are the engine's; listings page by cursor (a query
-/// ordered by `__name__`, one page at a time), never loading a whole collection.
+/// so validation, limits and error texts are the engine's; listings page by document-ID
+/// cursor in either direction (`DocumentService.page`, O(log n + page)), never loading a
+/// whole collection.
 ///
 /// - `GET /api/databases` — projects and their databases, with document counts and whether
 ///   rules are loaded.
@@ -123,23 +124,26 @@ struct ConsoleAPI {
         let after = params.first("after"), before = params.first("before"), from = params.first("from")
         guard [after, before, from].compactMap({ $0 }).count <= 1 else { throw .invalidArgument("Give at most one of after, before and from.") }
         let svc = try service(id)
-        var query = StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment)
-        query.orderBy = [Ordering(.documentName, descending: before != nil)]
+        let start: DocumentPageStart
         if let cursor = after ?? before ?? from {
             guard !cursor.isEmpty, !cursor.contains("/") else { throw .invalidArgument("A cursor is a document id, got \"\(cursor)\".") }
-            let name = Value.reference(DocumentName(database: id, path: collection.appending(cursor)))
-            // `from` starts at the id itself (jump to an id); `after`/`before` exclude it.
-            query.startAt = Cursor(values: [name], before: from != nil)
+            start = after != nil ? .after(cursor) : before != nil ? .before(cursor) : .from(cursor)
+        } else {
+            start = .first
         }
-        query.limit = size + 1
-        var docs = try svc.runQuery(query, consistency: .current).0.documents
+        // One more than the page says whether another page follows in that direction.
+        var docs = try svc.page(collection: collection, start: start, size: size + 1)
         let more = docs.count > size
-        if more { docs.removeLast() }
-        if before != nil { docs.reverse() }
+        if more { if before != nil { docs.removeFirst() } else { docs.removeLast() } }
+        // The other direction: is there a document just beyond the page's other end?
+        func exists(_ start: DocumentPageStart) throws(FirestoreError) -> Bool { try !svc.page(collection: collection, start: start, size: 1).isEmpty }
+        let firstID = docs.first?.path.lastSegment, lastID = docs.last?.path.lastSegment
+        let hasPrevious = before != nil ? more : try firstID.map { i throws(FirestoreError) in try exists(.before(i)) } ?? (start != .first)
+        let hasNext = before == nil ? more : try lastID.map { i throws(FirestoreError) in try exists(.after(i)) } ?? true
         var pairs: [(String, JSON)] = [
             ("documents", .array(docs.map { ConsoleJSON.document($0, database: id) })),
-            ("hasPrevious", .bool(before != nil ? more : after != nil || from != nil)),
-            ("hasNext", .bool(before != nil ? true : more)),
+            ("hasPrevious", .bool(hasPrevious)),
+            ("hasNext", .bool(hasNext)),
         ]
         if params.bool("count") {
             let (result, _) = try svc.runAggregation(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment),

@@ -151,9 +151,25 @@ enum QuerySummary {
                 return filter(sub)
             }.joined(separator: op == .and ? " and " : " or ")
         case .field(let path, let op, let value):
-            return "\(path) \(op.sdkName) \(value)"
+            return "\(path) \(symbol(op)) \(value)"
         case .unary(let path, let op):
             return "\(path) \(op.rawValue)"
+        }
+    }
+
+    /// The operator as the web SDK's `where()` spells it.
+    private static func symbol(_ op: FieldOperator) -> String {
+        switch op {
+        case .lessThan: "<"
+        case .lessThanOrEqual: "<="
+        case .greaterThan: ">"
+        case .greaterThanOrEqual: ">="
+        case .equal: "=="
+        case .notEqual: "!="
+        case .arrayContains: "array-contains"
+        case .in: "in"
+        case .arrayContainsAny: "array-contains-any"
+        case .notIn: "not-in"
         }
     }
 }

@@ -80,37 +80,11 @@ enum ProtoValue {
         return .map(fields)
     }
 
-    // MARK: Encoding
+    // MARK: Encoding (HearthCore's, shared with bundles)
 
-    static func encode(_ value: Value) -> JSON {
-        switch value {
-        case .null: return .object([("nullValue", .null)])
-        case .boolean(let b): return .object([("booleanValue", .bool(b))])
-        case .integer(let i): return .object([("integerValue", .string(String(i)))])
-        case .double(let d): return .object([("doubleValue", encodeDouble(d))])
-        case .timestamp(let t): return .object([("timestampValue", .string(t.rfc3339))])
-        case .string(let s): return .object([("stringValue", .string(s))])
-        case .bytes(let d): return .object([("bytesValue", .string(d.base64EncodedString()))])
-        case .reference(let r): return .object([("referenceValue", .string(r.description))])
-        case .geoPoint(let g):
-            return .object([("geoPointValue", .object([("latitude", encodeDouble(g.latitude)), ("longitude", encodeDouble(g.longitude))]))])
-        case .array(let a):
-            return .object([("arrayValue", a.isEmpty ? .object([]) : .object([("values", .array(a.map(encode)))]))])
-        case .map(let m):
-            return .object([("mapValue", m.isEmpty ? .object([]) : .object([("fields", encodeFields(m))]))])
-        case .vector(let v):
-            let array: JSON = .object([("arrayValue", v.isEmpty ? .object([]) : .object([("values", .array(v.map { .object([("doubleValue", encodeDouble($0))]) }))]))])
-            return .object([("mapValue", .object([("fields", .object([("__type__", .object([("stringValue", .string("__vector__"))])), ("value", array)]))]))])
-        }
-    }
+    static func encode(_ value: Value) -> JSON { value.protoJSON }
 
-    static func encodeFields(_ m: MapValue) -> JSON {
-        .object(m.entries.map { ($0.key, encode($0.value)) })
-    }
+    static func encodeFields(_ m: MapValue) -> JSON { m.protoJSON }
 
-    static func encodeDouble(_ d: Double) -> JSON {
-        if d.isNaN { return .string("NaN") }
-        if d.isInfinite { return .string(d < 0 ? "-Infinity" : "Infinity") }
-        return .double(d)
-    }
+    static func encodeDouble(_ d: Double) -> JSON { Value.protoJSON(d) }
 }

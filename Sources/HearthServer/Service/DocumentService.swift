@@ -156,6 +156,16 @@ struct DocumentService {
         return Self.page(entries, offset: offset, size: pageSize)
     }
 
+    /// One page of the documents directly in `collection`, in ID order, by cursor — what the
+    /// console browses with (ListDocuments pages by offset). Checked as a `list`.
+    func page(collection: ResourcePath, start: DocumentPageStart, size: Int) throws(FirestoreError) -> [Document] {
+        trace?.named(collection, in: database)
+        try collection.validateSegments()
+        let s = db.state()
+        try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
+        return s.documents(in: collection, start: start, limit: size)
+    }
+
     /// ListCollectionIds under `parent` (the database root or a document); admin only.
     func listCollectionIds(parent: ResourcePath, pageSize: Int, pageToken: String?, readTime: Timestamp?) throws(FirestoreError) -> ([String], String?) {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.") }

@@ -13,6 +13,11 @@ import HearthTransport
 ///   `{"system": true}` (back to the system clock).
 /// - `GET /emulator/v1/indexes:learned` (optionally `?project=&database=`) — the learned
 ///   `firestore.indexes.json`.
+/// - `POST /emulator/v1/projects/{p}:export` (or `…/databases/{d}:export`) with the official
+///   body `{"database", "export_directory", "export_name"}` — write the database as an export
+///   in the official layout; `POST …:import` with `{"database", "export_directory"}` naming
+///   the `.overall_export_metadata` file (or, beyond the official emulator, an export folder,
+///   a firebase-tools folder or a Hearth JSON file) — upsert its documents. Both answer `{}`.
 /// - `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules": {"files": [{"name",
 ///   "content"}]}}` (`GET` returns them), `GET …:ruleCoverage[.html]` — security rules and
 ///   their coverage (EmulatorAPI+Rules.swift).
@@ -47,6 +52,8 @@ struct EmulatorAPI {
             case ("GET", "securityRules"): return getSecurityRules(project: project)
             case ("GET", "ruleCoverage"): return try ruleCoverage(project: project)
             case ("GET", "ruleCoverage.html"): return try ruleCoverageHTML(project: project)
+            case ("POST", "export"): return try export(project: project, database: nil, body: RESTRouter.body(request))
+            case ("POST", "import"): return try importData(project: project, database: nil, body: RESTRouter.body(request))
             default: return nil
             }
         }
@@ -65,6 +72,10 @@ struct EmulatorAPI {
                 return .json(200, JSON.object([]).bytes)
             case ("GET", "indexes:learned"), ("GET", "learnedIndexes"):
                 return learned(project: project, database: id.database)
+            case ("POST", "export"):
+                return try export(project: project, database: id.database, body: RESTRouter.body(request))
+            case ("POST", "import"):
+                return try importData(project: project, database: id.database, body: RESTRouter.body(request))
             default:
                 return nil
             }
@@ -101,6 +112,48 @@ struct EmulatorAPI {
             state.clock.resume()
         }
         return clockResponse()
+    }
+
+    /// The database a `:export`/`:import` body names (`projects/{p}/databases/{d}`), which
+    /// must be of the URL's project (and database, in the per-database form).
+    private func bodyDatabase(_ json: JSON?, project: String, database: String?) throws(FirestoreError) -> DatabaseID {
+        let fromURL = DatabaseID(project: project, database: database ?? DatabaseID.defaultDatabase)
+        guard let json else { return fromURL }
+        let name = try ProtoJSON.string(json, context: "database")
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[1].isEmpty, !parts[3].isEmpty else {
+            throw .invalidArgument("Invalid database name \"\(name)\"; expected projects/{project}/databases/{database}.")
+        }
+        let id = DatabaseID(project: String(parts[1]), database: String(parts[3]))
+        guard id.project == project, database == nil || id.database == database else {
+            throw .invalidArgument("The body's database \(name) is not the one the URL names (\(fromURL.name)).")
+        }
+        return id
+    }
+
+    private func export(project: String, database: String?, body: JSON) throws(FirestoreError) -> HTTPResponse {
+        var o = try ProtoObject(body, context: "")
+        let db = o.take("database"), directory = o.take("exportDirectory"), name = o.take("exportName")
+        try o.finish()
+        let id = try bodyDatabase(db, project: project, database: database)
+        guard let directory else { throw .invalidArgument("export_directory is required.") }
+        let dir = try ProtoJSON.string(directory, context: "export_directory")
+        let exportName = try name.map { j throws(FirestoreError) in try ProtoJSON.string(j, context: "export_name") }
+            ?? "firestore_export_\(Int(Date().timeIntervalSince1970))"
+        try state.exportDatabase(id, to: dir, name: exportName)
+        return .json(200, JSON.object([]).bytes)
+    }
+
+    private func importData(project: String, database: String?, body: JSON) throws(FirestoreError) -> HTTPResponse {
+        var o = try ProtoObject(body, context: "")
+        let db = o.take("database"), directory = o.take("exportDirectory")
+        try o.finish()
+        let id = try bodyDatabase(db, project: project, database: database)
+        guard let directory else { throw .invalidArgument("export_directory is required (the .overall_export_metadata file to import).") }
+        // Documents land in the database their keys name (the official emulator does the
+        // same); Hearth JSON, which names none, in the request's database.
+        try state.importData(try ProtoJSON.string(directory, context: "export_directory"), project: project, database: id.database)
+        return .json(200, JSON.object([]).bytes)
     }
 
     private func learned(project: String?, database: String?) -> HTTPResponse {

@@ -22,6 +22,7 @@ public final class EmulatorState: Sendable {
         var configuration: IndexConfiguration?
         var mode: IndexMode?
         var perProject: [String: IndexConfiguration] = [:]
+        var perDatabase: [DatabaseID: IndexConfiguration] = [:]
         var configured: Set<DatabaseID> = []
     }
 
@@ -31,10 +32,11 @@ public final class EmulatorState: Sendable {
     ///     when nil (`enforce` with declared indexes, else `warn`).
     ///   - historyLimit: the bytes every database's past versions may take together
     ///     (`--history-limit`).
+    ///   - store: the data directory (`--data-dir`) every database lives in; nil in memory.
     public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
-                historyLimit: Int = VersionHistoryBudget.defaultLimit) {
+                historyLimit: Int = VersionHistoryBudget.defaultLimit, store: DurableStore? = nil) {
         clock = EmulatorClock()
-        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit))
+        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store)
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 
@@ -43,12 +45,17 @@ public final class EmulatorState: Sendable {
         indexSetup.withLock { $0.perProject[project] = configuration }
     }
 
+    /// Declares indexes for one database (firebase.json's list form).
+    public func setIndexes(_ configuration: IndexConfiguration, forDatabase id: DatabaseID) {
+        indexSetup.withLock { $0.perDatabase[id] = configuration }
+    }
+
     /// The database for `id`, created and configured on first use.
     public func database(_ id: DatabaseID) -> Database {
         let db = registry.database(id)
         let setup: (IndexConfiguration?, IndexMode?)? = indexSetup.withLock { s in
             guard s.configured.insert(id).inserted else { return nil }
-            return (s.perProject[id.project] ?? s.configuration, s.mode)
+            return (s.perDatabase[id] ?? s.perProject[id.project] ?? s.configuration, s.mode)
         }
         if let (configuration, mode) = setup, configuration != nil || mode != nil {
             let config = configuration ?? IndexConfiguration()

@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import HearthRules
 
@@ -21,10 +22,18 @@ struct RulesEnforcer {
         self.database = database
         self.clock = state.clock
         self.log = state.requestLog
-        let rules = state.rules.rules(forProject: database.project)
+        let rules = state.rules.rules(for: database)
         if let failure = rules?.compileFailure { throw failure }
         if auth.isAdmin { checks = nil; return }
         checks = rules?.program.map { RulesChecks(program: $0, auth: auth.rulesAuth, database: database, coverage: rules?.coverage) }
+    }
+
+    /// `debug()` output goes to standard output as the official emulator prints it: each
+    /// value in protobuf text format, then an empty line (one write per decision, so the
+    /// values of concurrent requests do not interleave).
+    private static func printDebugOutput(_ decision: RulesDecision) {
+        guard !decision.debugOutput.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(decision.debugOutput.map { $0 + "\n\n" }.joined().utf8))
     }
 
     /// Whether requests are checked at all.
@@ -49,9 +58,13 @@ struct RulesEnforcer {
         return checks.commitAuthorizer(observe: observer)
     }
 
-    /// Hands each verdict to the request's trace, when the request is traced.
+    /// Prints each verdict's `debug()` output, and hands the verdict to the request's
+    /// trace when the request is traced.
     private var observer: RulesChecks.Observer? {
-        guard let trace = RequestTrace.current(ifObserving: log) else { return nil }
-        return { trace.decided($0) }
+        guard let trace = RequestTrace.current(ifObserving: log) else { return { Self.printDebugOutput($0) } }
+        return {
+            Self.printDebugOutput($0)
+            trace.decided($0)
+        }
     }
 }

@@ -1,9 +1,13 @@
+import HearthCore
 import Synchronization
 
-/// The security rules of every project the emulator knows, keyed by project id. A project
-/// without an entry has no rules: everything is allowed there.
+/// The security rules of every project the emulator knows, keyed by project id, and the
+/// rules of single databases that have their own (firebase.json's list form gives each
+/// database its rules; the official emulator applies one set to all). A database without
+/// rules of its own uses its project's; with neither, everything is allowed there.
 public final class RulesRegistry: Sendable {
     private let byProject = Mutex<[String: ProjectRules]>([:])
+    private let byDatabase = Mutex<[DatabaseID: ProjectRules]>([:])
 
     public init() {}
 
@@ -12,9 +16,22 @@ public final class RulesRegistry: Sendable {
         byProject.withLock { $0[project] }
     }
 
-    /// Replaces the rules of `project` (and with them its coverage counts).
+    /// The rules requests to database `id` are checked against: its own, else its project's.
+    public func rules(for id: DatabaseID) -> ProjectRules? {
+        byDatabase.withLock { $0[id] } ?? rules(forProject: id.project)
+    }
+
+    /// Replaces the rules of `project` (and with them its coverage counts), for all its
+    /// databases: rules its databases had of their own are dropped, as the project-wide
+    /// `securityRules` endpoint means.
     public func set(_ rules: ProjectRules, forProject project: String) {
+        byDatabase.withLock { $0 = $0.filter { $0.key.project != project } }
         byProject.withLock { $0[project] = rules }
+    }
+
+    /// Gives database `id` rules of its own.
+    public func set(_ rules: ProjectRules, forDatabase id: DatabaseID) {
+        byDatabase.withLock { $0[id] = rules }
     }
 
     /// The projects with rules, sorted.

@@ -145,7 +145,8 @@ final class ListenConnection: @unchecked Sendable {
         }
         var block: [UInt8] = []
         for (name, value) in [(":method", "POST"), (":scheme", "http"), (":path", "/google.firestore.v1.Firestore/Listen"),
-                              (":authority", "bench"), ("content-type", "application/grpc"), ("te", "trailers")] {
+                              (":authority", "bench"), ("content-type", "application/grpc"), ("te", "trailers"),
+                              ("google-cloud-resource-prefix", BenchDatabase.database)] {
             block.append(0x00)  // literal without indexing, new name
             Self.appendString(name, to: &block)
             Self.appendString(value, to: &block)

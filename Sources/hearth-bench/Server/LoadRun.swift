@@ -26,7 +26,7 @@ enum LoadRun {
             var argv = [h2load, "-c", String(connections), "-m", String(streams), "-t", "1", "-D", String(max(1, Int(seconds.rounded())))]
             if let log { argv += ["--log-file", log] }
             if workload.isGRPC {
-                argv += ["-d", bodyFile, "-H", "content-type: application/grpc", "-H", "te: trailers"]
+                argv += ["-d", bodyFile] + ServerWorkload.grpcHeaders.flatMap { ["-H", $0] }
             } else {
                 argv += ["--h1"]
             }

@@ -15,7 +15,7 @@ enum ResponseCheck {
         }
         guard let nghttp = ChildProcess.which("nghttp") else { return "nghttp is not installed (apt-get install -y nghttp2-client)" }
         let url = "http://\(server.address)\(workload.path)"
-        let headers = ["-H", "content-type: application/grpc", "-H", "te: trailers"]
+        let headers = ServerWorkload.grpcHeaders.flatMap { ["-H", $0] }
         // -v prints every header received, trailers included; without it, the body only.
         let verbose = String(decoding: ChildProcess.run([nghttp, "-v"] + headers + ["-d", bodyFile, url]).output, as: UTF8.self)
         var grpcStatus: String?, grpcMessage = ""

@@ -14,7 +14,7 @@ struct ServerBenchmarkOptions {
     var compareOfficial = false
     var officialPort = 8090
     var seconds = 5.0
-    var warmUp = 2.0
+    var warmUp = 5.0
     var rounds = 2
     var documents = 20_000
     var only: Set<ServerWorkload.Kind> = Set(ServerWorkload.Kind.allCases)
@@ -32,7 +32,7 @@ struct ServerBenchmarkOptions {
           Starts `hearth serve` from this build (use a release build), seeds N workload documents
           (default 20000: ~200 match the equality query), checks every request kind's answer and
           grpc-status once, then runs h2load (nghttp2-client) on each for D seconds (default 5,
-          after W seconds of warm-up, default 2) at each connections x streams shape, R rounds
+          after W seconds of warm-up, default 5: the JVM compiles its hot paths) at each connections x streams shape, R rounds
           (default 2). --compare / --compare-official run the same against the other server
           (the official emulator on 127.0.0.1:P, default 8090), interleaved, and print ratios.
           The Listen fan-out opens S Listen streams (default 1000) on one document and times
@@ -136,6 +136,7 @@ enum ServerBenchmark {
         }
         defer { sources.forEach { $0.cancel() } }
 
+        let loadBefore = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
         let fixture = ServerFixture(n: options.documents)
         progress("starting hearth serve")
         var servers = [try ServerUnderTest.hearth(extraArguments: options.hearthArguments)]
@@ -202,6 +203,9 @@ enum ServerBenchmark {
                 for round in 1...options.rounds {
                     for server in servers where broken["\(w.kind.rawValue)/\(server.label)"] == nil {
                         done += 1
+                        // A server may still be working off the last run's backlog (h2load
+                        // left, the queued calls did not): that would be charged to the next.
+                        settle(servers)
                         let r = try LoadRun.run(w, on: server, connections: shape.connections, streams: shape.streams,
                                                 seconds: options.seconds, warmUp: round == 1 ? options.warmUp : 0,
                                                 bodyFile: bodyFiles[w.kind]!)
@@ -233,9 +237,22 @@ enum ServerBenchmark {
             }
         }
 
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
         let memory = servers.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
         printTable(options: options, servers: servers, workloads: workloads, results: results, broken: broken,
-                   fanouts: fanouts, fanoutErrors: fanoutErrors, memory: memory)
+                   fanouts: fanouts, fanoutErrors: fanoutErrors, memory: memory, load: (loadBefore, load))
+    }
+
+    /// Waits (up to a minute) until no server uses more than 5% of a core.
+    private static func settle(_ servers: [ServerUnderTest]) {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let before = servers.map { $0.cpuSeconds() ?? 0 }
+            usleep(250_000)
+            let busy = zip(servers, before).contains { server, cpu in (server.cpuSeconds() ?? 0) - cpu > 0.0125 }
+            if !busy { return }
+        }
+        progress("note: a server was still busy after a minute; measuring anyway")
     }
 
     private static func median(_ values: [Double]) -> Double {
@@ -246,7 +263,8 @@ enum ServerBenchmark {
 
     private static func printTable(options: ServerBenchmarkOptions, servers: [ServerUnderTest], workloads: [ServerWorkload],
                                    results: [String: [LoadResult]], broken: [String: String],
-                                   fanouts: [String: FanoutResult], fanoutErrors: [String: String], memory: [String]) {
+                                   fanouts: [String: FanoutResult], fanoutErrors: [String: String], memory: [String],
+                                   load: (before: String, after: String)) {
         print("")
         print("hearth-bench --server: \(options.documents) documents, h2load \(Int(options.seconds)) s runs, \(options.rounds) rounds\(servers.count > 1 ? " interleaved" : ""); medians over rounds")
         var header = "workload            shape"
@@ -298,5 +316,7 @@ enum ServerBenchmark {
         }
         print("")
         print("after the runs: " + memory.joined(separator: ", "))
+        // Other work on the machine slows both servers, a JVM with many threads more.
+        print("load average (1, 5, 15 min) before: \(load.before); after: \(load.after); \(ProcessInfo.processInfo.activeProcessorCount) cores")
     }
 }

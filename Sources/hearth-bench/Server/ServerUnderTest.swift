@@ -238,9 +238,18 @@ enum HTTPProbe {
             guard n > 0 else { throw BenchError("send to \(host):\(port) failed") }
             sent += n
         }
+        // Read to the end of the answer: its Content-Length, the last chunk, or the close
+        // (some servers keep the connection open despite `Connection: close`).
         var response: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
+            if let end = response.firstRange(of: [13, 10, 13, 10]) {
+                let head = String(decoding: response[..<end.lowerBound], as: UTF8.self).lowercased()
+                let body = response.count - end.upperBound
+                if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                   let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)), body >= length { break }
+                if head.contains("transfer-encoding: chunked"), response.suffix(5) == [48, 13, 10, 13, 10] { break }
+            }
             let n = recv(fd, &chunk, chunk.count, 0)
             if n <= 0 { break }
             response.append(contentsOf: chunk[0..<n])

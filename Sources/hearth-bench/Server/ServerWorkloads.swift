@@ -55,6 +55,11 @@ struct ServerWorkload: Sendable {
     let check: @Sendable ([UInt8]) -> String?
 
     var isGRPC: Bool { kind != .restGet }
+
+    /// The request headers of every gRPC call, as the SDKs send them (the official emulator
+    /// finds the database of a Listen stream in `google-cloud-resource-prefix`).
+    static let grpcHeaders = ["content-type: application/grpc", "te: trailers",
+                              "google-cloud-resource-prefix: \(BenchDatabase.database)"]
 }
 
 /// The seeded documents and the requests over them.

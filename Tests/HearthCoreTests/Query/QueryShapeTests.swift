@@ -166,6 +166,31 @@ import Testing
         #expect(try checkedIDs(db, testQuery("c/a/c")) == ["b"])
     }
 
+    @Test func atMostOneHundredFiltersAndOrdersAreCheckedBeforeAnyWork() throws {
+        let db = try Self.orDatabase()
+        let orders = { (n: Int) in (0..<n).map { Ordering(FieldPath(["f\($0)"])) } }
+        let equalities = { (n: Int) in QueryFilter.composite(.and, (0..<n).map { field("g\($0)", .equal, self.i(1)) }) }
+        #expect(try db.runQuery(testQuery("c", orderBy: orders(100))).documents.isEmpty)
+        #expect(try db.runQuery(testQuery("c", where: equalities(50), orderBy: orders(50))).documents.isEmpty)
+        func message(_ filters: Int, _ sorts: Int, ancestor: Bool = false) -> String {
+            "The query may not have more than 100 filters + sort orders + ancestor total. Currently there are \(filters) filters, \(sorts) sort orders, and \(ancestor ? "one" : "no") ancestor filter."
+        }
+        expectFirestoreError(.invalidArgument, message: message(0, 101)) { try db.runQuery(testQuery("c", orderBy: orders(101))) }
+        expectFirestoreError(.invalidArgument, message: message(50, 51)) {
+            try db.runQuery(testQuery("c", where: equalities(50), orderBy: orders(51)))
+        }
+        // Each value of a list operator counts; a parent document counts one.
+        expectFirestoreError(.invalidArgument, message: message(10, 91)) {
+            try db.runQuery(testQuery("c", where: field("z", .notIn, .array((0..<10).map { .integer(Int64($0)) })), orderBy: orders(91)))
+        }
+        expectFirestoreError(.invalidArgument, message: message(0, 100, ancestor: true)) { try db.runQuery(testQuery("u/a/c", orderBy: orders(100))) }
+        // Thousands of order-bys (quadratic to check) are refused at once, duplicates or not.
+        expectFirestoreError(.invalidArgument, message: message(0, 20_000)) {
+            try db.runQuery(testQuery("c", orderBy: Array(repeating: Ordering(FieldPath(["x"])), count: 20_000)))
+        }
+        expectFirestoreError(.invalidArgument, message: message(20_000, 0)) { try db.runQuery(testQuery("c", where: equalities(20_000))) }
+    }
+
     @Test func limitsAndDisjunctionBudget() throws {
         let db = try Self.orDatabase()
         let thirty: Value = .array((0..<30).map { .integer(Int64($0)) })

@@ -42,3 +42,42 @@ struct CollectionIDsTests {
         }
     }
 }
+
+@Suite("DatabaseState.documents(in:start:limit:): keyset pages of a collection in ID order")
+struct DocumentPageTests {
+    @Test("pages forwards and backwards match the ID order, skipping deleted documents and other collections")
+    func pagesMatchTheIDOrder() throws {
+        let (db, clock) = makeTestDatabase()
+        var writes: [Write] = []
+        for i in 0..<120 { writes.append(.set(testPath(String(format: "c/d%03d", i)), testFields(["n": .integer(Int64(i))]))) }
+        // Neighbours in storage order: a collection before, one after, subcollections, numeric ids.
+        for p in ["b/z", "ca/a", "c/d005/sub/x", "c/__id3__", "c/__id-9__"] { writes.append(.set(testPath(p), testFields([:]))) }
+        try db.commit(writes)
+        clock.advance(by: 1)
+        try db.commit([.delete(testPath("c/d010")), .delete(testPath("c/d011"))])
+        let s = db.state()
+        let all = s.documents(in: testPath("c")).map(\.path.lastSegment)
+        #expect(all.first == "__id-9__" && all[1] == "__id3__" && all.count == 120)
+
+        func ids(_ start: DocumentPageStart, _ limit: Int) -> [String] {
+            s.documents(in: testPath("c"), start: start, limit: limit).map(\.path.lastSegment)
+        }
+        #expect(ids(.first, 5) == Array(all[0..<5]))
+        #expect(ids(.after("d008"), 3) == ["d009", "d012", "d013"])
+        #expect(ids(.from("d012"), 2) == ["d012", "d013"])
+        #expect(ids(.from("d010"), 2) == ["d012", "d013"])
+        #expect(ids(.before("d012"), 3) == ["d007", "d008", "d009"])
+        #expect(ids(.before("d001"), 10) == ["__id-9__", "__id3__", "d000"])
+        #expect(ids(.after("d118"), 10) == ["d119"])
+        #expect(ids(.after("zzz"), 10) == [])
+        #expect(ids(.before("__id-9__"), 10) == [])
+        #expect(ids(.first, 0) == [])
+        // Walking every page forwards, then backwards, visits the whole collection in order.
+        var forward: [String] = [], cursor = DocumentPageStart.first
+        while case let page = ids(cursor, 7), !page.isEmpty { forward += page; cursor = .after(page.last!) }
+        #expect(forward == all)
+        var backward: [String] = [], back = DocumentPageStart.before("zzzz")
+        while case let page = ids(back, 7), !page.isEmpty { backward = page + backward; back = .before(page.first!) }
+        #expect(backward == all)
+    }
+}

@@ -9,7 +9,10 @@ import { mapRows, patchFor, renderFields, valueAt, valueEditor } from "./values.
 const PAGE = 50;
 let root, shared;
 /** Where we are: the parent whose collections are listed (""= root), the collection and the document. */
-const view = { parent: "", collection: null, document: null, cursor: null, page: null, flash: new Set() };
+const view = { parent: "", collection: null, document: null, cursor: null, page: null, flash: new Set(),
+  /** The open collection's size: counted once when it opens (an aggregation reads every
+   * document), then kept up to date from the live changes. */
+  count: null };
 let els = {};
 
 export function init(element, sharedState) {
@@ -25,7 +28,13 @@ export function init(element, sharedState) {
   const reload = debounce(() => render(false), 120);
   on("changes", (e) => {
     if (e.database !== shared.database) { renderTree(); return; }
-    for (const c of e.changes || []) view.flash.add(c.path);
+    if (e.reset) view.count = null;
+    for (const c of e.changes || []) {
+      view.flash.add(c.path);
+      if (view.count && view.count.collection === view.collection && c.path.slice(0, c.path.lastIndexOf("/")) === view.collection) {
+        view.count.n += c.kind === "added" ? 1 : c.kind === "removed" ? -1 : 0;
+      }
+    }
     renderTree();
     if (shared.currentTab === "data") reload();
   });
@@ -66,7 +75,7 @@ function go(path) {
 function renderTree() {
   els.tree.replaceChildren(...shared.projects.map((p) =>
     h("details", { open: true, dataset: { project: p.project } },
-      h("summary", {}, p.project, p.rules ? h("span", { class: "count", title: "security rules loaded" }, " 🔒") : null),
+      h("summary", {}, p.project, p.rules ? h("span", { class: "tag", title: "security rules are enforced for this project" }, "rules") : null),
       p.databases.length ? p.databases.map((d) =>
         h("a", { class: `db${d.name === shared.database ? " active" : ""}`, href: "#", dataset: { database: d.name },
           onclick: (e) => { e.preventDefault(); shared.selectDatabase(d.name); go(""); } },
@@ -114,9 +123,11 @@ async function renderCollections() {
 
 async function renderDocuments(resetScroll) {
   if (!view.collection) { els.documents.replaceChildren(columnHead("")); return; }
-  const params = { database: shared.database, collection: view.collection, pageSize: PAGE, count: "true", ...(view.cursor || {}) };
+  const counted = view.count?.collection === view.collection && view.count?.database === shared.database;
+  const params = { database: shared.database, collection: view.collection, pageSize: PAGE, count: counted ? undefined : "true", ...(view.cursor || {}) };
   const page = await attempt(() => call("GET", url("/api/documents", params)));
   if (!page) return;
+  if (page.count !== undefined) view.count = { database: shared.database, collection: view.collection, n: page.count };
   if (!page.documents.length && view.cursor) { view.cursor = null; return renderDocuments(resetScroll); }
   view.page = page;
   const body = h("div", { class: "column-body" });
@@ -136,9 +147,9 @@ async function renderDocuments(resetScroll) {
     h("span", { class: "grow muted", id: "page-info" }, page.documents.length ? `${first} … ${last}` : ""),
     jump);
   els.documents.replaceChildren(
-    columnHead(`${view.collection.split("/").pop()}${page.count !== undefined ? ` (${page.count.toLocaleString()})` : ""}`,
+    columnHead(`${view.collection.split("/").pop()}${view.count ? ` (${view.count.n.toLocaleString()})` : ""}`,
       h("button", { class: "icon", id: "add-document", title: "Add a document", onclick: addDocument }, "+ document"),
-      h("button", { class: "icon danger", id: "delete-collection", title: "Delete this collection and everything under it", onclick: deleteCollection }, "🗑")),
+      h("button", { class: "icon danger", id: "delete-collection", title: "Delete this collection and everything under it", onclick: deleteCollection }, "delete")),
     body, pager);
   body.scrollTop = scroll;
 }
@@ -161,7 +172,7 @@ async function renderDocument() {
   els.document.replaceChildren(
     columnHead(id,
       h("button", { class: "icon", id: "add-field", title: "Add a field", onclick: () => addField(doc) }, "+ field"),
-      h("button", { class: "icon danger", id: "delete-document", title: "Delete this document", onclick: () => deleteDocument(res.collections.length > 0) }, "🗑")),
+      h("button", { class: "icon danger", id: "delete-document", title: "Delete this document", onclick: () => deleteDocument(res.collections.length > 0) }, "delete")),
     h("div", { class: "column-body", id: "document-body" },
       h("div", { class: "meta" }, `created ${doc.createTime} · updated ${doc.updateTime}`),
       renderFields(doc.fields, { actions, openReference: go }),
@@ -247,7 +258,7 @@ async function deleteDocument(hasSubcollections) {
 
 async function deleteCollection() {
   const path = view.collection;
-  const count = view.page?.count;
+  const count = view.count?.n;
   if (!confirm(`Delete the collection ${path}${count !== undefined ? ` (${count.toLocaleString()} documents)` : ""} and every subcollection under it?`)) return;
   if (await attempt(() => call("DELETE", emulatorPath(shared.database, path)), `Deleted ${path}`)) go(view.parent);
 }

@@ -10,7 +10,7 @@ export function init(element, sharedState) {
   root = element;
   shared = sharedState;
   select = h("select", { id: "rules-project", onchange: () => { project = select.value; pendingSource = null; load(); } });
-  const file = h("input", { type: "file", accept: ".rules,text/plain", id: "rules-file", hidden: true, onchange: async () => {
+  const file = h("input", { type: "file", accept: ".rules,text/plain", id: "rules-file", class: "visually-hidden", onchange: async () => {
     const f = file.files[0];
     if (f) deploy(await f.text(), f.name);
     file.value = "";

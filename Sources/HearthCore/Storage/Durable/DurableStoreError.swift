@@ -1,0 +1,17 @@
+/// Why a data directory cannot be opened: the file, the byte offset and what to do.
+public struct DurableStoreError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+
+    public var description: String { message }
+
+    init(_ message: String) { self.message = message }
+
+    static func corrupt(file: String, offset: Int, problem: String, advice: String) -> DurableStoreError {
+        DurableStoreError("\(file) is damaged at byte \(offset): \(problem). \(advice)")
+    }
+
+    static func damaged(_ error: LogFormatError, advice: String) -> DurableStoreError {
+        if case .io(let message) = error.problem { return DurableStoreError(message) }
+        return corrupt(file: error.file, offset: error.offset, problem: error.reason, advice: advice)
+    }
+}

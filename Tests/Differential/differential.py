@@ -1,0 +1,583 @@
+#!/usr/bin/env python3
+"""The differential corpus: short request sequences with the answers the official Firestore
+emulator gave, replayed against `hearth serve`.
+
+    differential.py record HOST --log FILE [--only WORD]...   # official emulator -> recorded/*.json
+    differential.py replay HOST --log FILE [--only WORD]...   # hearth serve vs recorded/*.json
+
+Cases are written in cases/*.py (one module per area, each a list CASES built with the
+helpers of cases/steps.py). `record` runs every case against the server at HOST and writes
+recorded/<module>.json: each case's steps with the answers as they came (nothing normalised).
+`replay` runs the recorded steps against HOST, normalises both answers the same way (times,
+transaction ids, tokens, generated ids: see normalise()) and compares status, code, body,
+stream messages in order and error messages. A mismatch fails the run unless
+known-differences.json lists the case (with the answer Hearth gives instead, the reason
+production differs from the emulator and the evidence). A listed case that no longer
+differs fails too, so the list stays true.
+
+--log names the server's log file: debug() output of the security rules is read from it (the
+emulator prints each value in protobuf text format followed by an empty line).
+REST, rules and emulator-endpoint cases need only the standard library; gRPC cases need
+grpcio and google-cloud-firestore (for the official messages) and are skipped without them.
+"""
+import argparse
+import hashlib
+import importlib
+import json
+import os
+import re
+import socket
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from cases.steps import project_for  # noqa: E402
+
+
+# --- HTTP/1.1 over a raw socket (paths, headers and bodies go out exactly as written) -----
+
+def http(host, method, path, body=None, headers=None, timeout=5.0):
+    """One request on a fresh connection. Returns {"status", "headers", "body"} or
+    {"timeout": True} when no answer came within `timeout` seconds."""
+    h, p = host.rsplit(":", 1)
+    if isinstance(body, (dict, list)):
+        data = json.dumps(body).encode()
+    elif isinstance(body, str):
+        data = body.encode()
+    else:
+        data = body or b""
+    hdrs = {"Host": host}
+    if body is not None:
+        hdrs["Content-Type"] = "application/json"
+    hdrs.update(headers or {})
+    if body is not None or method in ("POST", "PUT", "PATCH"):
+        hdrs["Content-Length"] = str(len(data))
+    hdrs = {k: v for k, v in hdrs.items() if v is not None}
+    head = f"{method} {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in hdrs.items()) + "\r\n"
+    s = socket.create_connection((h.strip("[]"), int(p)), timeout=timeout)
+    try:
+        s.sendall(head.encode("utf-8", "surrogateescape") + data)
+        buf = b""
+        deadline = time.time() + timeout
+        while b"\r\n\r\n" not in buf:
+            chunk = _recv(s, deadline)
+            if chunk is None:
+                return {"timeout": True}
+            if not chunk:
+                return {"closed": True}
+            buf += chunk
+        head_bytes, rest = buf.split(b"\r\n\r\n", 1)
+        lines = head_bytes.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ")[1])
+        rh = {}
+        for line in lines[1:]:
+            k, _, v = line.partition(":")
+            rh.setdefault(k.strip().lower(), []).append(v.strip())
+        if status == 100:  # interim answer: read the real one
+            return _reparse(s, rest, deadline)
+        return _body(s, status, rh, rest, deadline, method)
+    except (ConnectionError, socket.timeout):
+        return {"closed": True}
+    finally:
+        s.close()
+
+
+def _recv(s, deadline):
+    left = deadline - time.time()
+    if left <= 0:
+        return None
+    s.settimeout(left)
+    try:
+        return s.recv(65536)
+    except socket.timeout:
+        return None
+
+
+def _reparse(s, buf, deadline):
+    while b"\r\n\r\n" not in buf:
+        chunk = _recv(s, deadline)
+        if not chunk:
+            return {"timeout": True}
+        buf += chunk
+    head_bytes, rest = buf.split(b"\r\n\r\n", 1)
+    lines = head_bytes.decode("latin-1").split("\r\n")
+    rh = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        rh.setdefault(k.strip().lower(), []).append(v.strip())
+    return _body(s, int(lines[0].split(" ")[1]), rh, rest, deadline, "")
+
+
+def _body(s, status, rh, buf, deadline, method):
+    if method == "HEAD" or status in (204, 304):
+        body = b""
+    elif "content-length" in rh:
+        n = int(rh["content-length"][0])
+        while len(buf) < n:
+            chunk = _recv(s, deadline)
+            if not chunk:
+                return {"timeout": True}
+            buf += chunk
+        body = buf[:n]
+    elif "chunked" in ",".join(rh.get("transfer-encoding", [])).lower():
+        body = b""
+        while True:
+            while b"\r\n" not in buf:
+                chunk = _recv(s, deadline)
+                if not chunk:
+                    return {"timeout": True}
+                buf += chunk
+            size_line, buf = buf.split(b"\r\n", 1)
+            n = int(size_line.split(b";")[0], 16)
+            while len(buf) < n + 2:
+                chunk = _recv(s, deadline)
+                if not chunk:
+                    return {"timeout": True}
+                buf += chunk
+            body += buf[:n]
+            buf = buf[n + 2:]
+            if n == 0:
+                break
+    else:
+        while True:
+            chunk = _recv(s, deadline)
+            if not chunk:
+                break
+            buf += chunk
+        body = buf
+    return {"status": status, "headers": rh, "body": body.decode("utf-8", "replace")}
+
+
+# --- the server's log: debug() output ------------------------------------------------------
+
+VALUE_LINE = re.compile(r"^[a-z_]+_value(: .*| \{)$")
+
+
+class LogTail:
+    """Reads what a server wrote to its log since the last call."""
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = os.path.getsize(path) if path and os.path.exists(path) else 0
+
+    def read(self, settle):
+        """New lines, once the file has stopped growing for `settle` seconds."""
+        if not self.path:
+            return []
+        size, still = -1, 0.0
+        while still < settle:
+            now = os.path.getsize(self.path)
+            if now == size:
+                still += 0.05
+            else:
+                size, still = now, 0.0
+            time.sleep(0.05)
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read(size - self.offset)
+        self.offset = size
+        return data.decode("utf-8", "replace").splitlines()
+
+
+def debug_values(lines):
+    """The debug() values in log lines: each a protobuf text block that ends at an empty line.
+    The gcloud wrapper's `[firestore] ` prefix is dropped."""
+    out, current = [], None
+    for line in lines:
+        if line.startswith("[firestore] "):
+            line = line[len("[firestore] "):]
+        elif line == "[firestore]":
+            line = ""
+        if current is None:
+            if VALUE_LINE.match(line):
+                current = [line]
+                if not line.endswith("{"):
+                    out.append(line)
+                    current = None
+        elif line == "":
+            out.append("\n".join(current))
+            current = None
+        else:
+            current.append(line)
+            if line == "}" and current and not current[0].startswith(" "):
+                out.append("\n".join(current))
+                current = None
+    return out
+
+
+# --- running a case --------------------------------------------------------------------------
+
+class Context:
+    def __init__(self, host, log, settle):
+        self.host, self.log, self.settle = host, log, settle
+        self.vars = {}
+        self.streams = {}
+        self._grpc = None
+
+    def grpc(self):
+        if self._grpc is None:
+            import grpc_steps
+            self._grpc = grpc_steps.Client(self.host)
+        return self._grpc
+
+    def close(self):
+        for stream in self.streams.values():
+            stream.cancel()
+        self.streams.clear()
+
+
+def substitute(value, vars):
+    if isinstance(value, str):
+        for k, v in vars.items():
+            value = value.replace("${" + k + "}", v)
+        return value
+    if isinstance(value, list):
+        return [substitute(x, vars) for x in value]
+    if isinstance(value, dict):
+        return {substitute(k, vars): substitute(x, vars) for k, x in value.items()}
+    return value
+
+
+def pick(answer, path):
+    """The value at a dotted path of an answer's parsed body ("0" indexes a list)."""
+    v = answer.get("json", answer.get("messages"))
+    for part in path.split("."):
+        if isinstance(v, list):
+            try:
+                v = v[int(part)]
+            except (ValueError, IndexError):
+                return None
+        elif isinstance(v, dict):
+            v = v.get(part)
+        else:
+            return None
+    return v
+
+
+def generate(value):
+    """Expands {"$repeat": text, "times": n} (how a case writes a large value) into the text."""
+    if isinstance(value, dict):
+        if "$repeat" in value:
+            return value["$repeat"] * value["times"]
+        return {k: generate(x) for k, x in value.items()}
+    if isinstance(value, list):
+        return [generate(x) for x in value]
+    return value
+
+
+def digest_long(value):
+    """Answers keep strings over 2,000 characters as their length and SHA-1 (the corpus stays
+    small; the comparison is as strict)."""
+    if isinstance(value, str) and len(value) > 2000:
+        return f"<{len(value)} characters, sha1 {hashlib.sha1(value.encode('utf-8', 'surrogatepass')).hexdigest()}>"
+    if isinstance(value, dict):
+        return {k: digest_long(x) for k, x in value.items()}
+    if isinstance(value, list):
+        return [digest_long(x) for x in value]
+    return value
+
+
+def run_step(ctx, step):
+    answer = digest_long(execute(ctx, step))
+    for name, path in step.get("save", {}).items():
+        v = pick(answer, path)
+        ctx.vars[name] = v if isinstance(v, str) else json.dumps(v)
+    return answer
+
+
+def execute(ctx, step):
+    step = generate(substitute(step, ctx.vars))
+    tail = LogTail(ctx.log) if step.get("debug") else None
+    kind = step["kind"]
+    if kind == "http":
+        answer = http(ctx.host, step["method"], step["path"], step.get("body"), step.get("headers"),
+                      timeout=step.get("timeout", 5.0))
+        if "body" in answer and answer["body"][:1] in ("{", "["):
+            try:
+                answer["json"] = json.loads(answer.pop("body"))
+            except ValueError:
+                pass
+    elif kind == "grpc":
+        answer = ctx.grpc().unary(step)
+    elif kind == "open":
+        ctx.streams[step["stream"]] = ctx.grpc().open(step)
+        answer = {}
+    elif kind == "send":
+        ctx.streams[step["stream"]].send(step["message"])
+        answer = {}
+    elif kind == "recv":
+        answer = ctx.streams[step["stream"]].receive(step.get("quiet", 0.4), step.get("count"))
+    elif kind == "halfclose":
+        answer = ctx.streams.pop(step["stream"]).finish(step.get("quiet", 0.4))
+    elif kind == "sleep":
+        time.sleep(step["seconds"])
+        answer = {}
+    else:
+        raise ValueError(f"unknown step kind {kind}")
+    if tail:
+        answer["debug"] = debug_values(tail.read(ctx.settle))
+    return answer
+
+
+def run_case(ctx, case):
+    """The case's answers, from a clean start: its project's databases are emptied first
+    (a server may have run the corpus before)."""
+    ctx.vars = {}
+    project = project_for(case["name"])
+    for database in ("(default)", "other"):
+        http(ctx.host, "DELETE", f"/emulator/v1/projects/{project}/databases/{database}/documents")
+    try:
+        return [run_step(ctx, s) for s in case["steps"]]
+    finally:
+        ctx.close()
+
+
+# --- normalising and comparing -------------------------------------------------------------
+
+TIME_KEYS = {"updateTime", "createTime", "commitTime"}
+OPAQUE_KEYS = {"readTime": "<readTime>", "resumeToken": "<resumeToken>", "streamToken": "<streamToken>",
+               "nextPageToken": "<pageToken>", "expireTime": "<expireTime>"}
+
+
+class Normaliser:
+    """What must differ between two correct servers, replaced consistently within a case:
+    commit times become t1, t2, … in order of first appearance (so "the same time" is still
+    checked), transaction ids tx1, tx2, …; read times and tokens become placeholders."""
+
+    def __init__(self):
+        self.times, self.txs, self.ids = {}, {}, {}
+
+    def ordinal(self, table, prefix, v):
+        if v not in table:
+            table[v] = f"<{prefix}{len(table) + 1}>"
+        return table[v]
+
+    def value(self, v, key=None, generated=()):
+        if isinstance(v, dict):
+            return {k: self.value(x, k, generated) for k, x in v.items()}
+        if isinstance(v, list):
+            return [self.value(x, key, generated) for x in v]
+        if isinstance(v, str):
+            if key in TIME_KEYS:
+                return self.ordinal(self.times, "t", v)
+            if key in OPAQUE_KEYS:
+                return OPAQUE_KEYS[key]
+            if key in ("transaction", "newTransaction") or key == "transactions":
+                return self.ordinal(self.txs, "tx", v)
+            for prefix in generated:
+                if v.startswith(prefix) and re.fullmatch(r"[A-Za-z0-9]{20}", v[len(prefix):]):
+                    return prefix + self.ordinal(self.ids, "id", v[len(prefix):])
+        return v
+
+    def answer(self, step, a):
+        out = {}
+        if a.get("timeout"):
+            return {"timeout": True}
+        if a.get("closed"):
+            return {"closed": True}
+        generated = step.get("generated", ())
+        if "status" in a:
+            out["status"] = a["status"]
+        if "headers" in a:
+            ct = a["headers"].get("content-type", [""])[0].lower().replace(" ", "")
+            out["content-type"] = ct.replace(";charset=utf-8", "")
+            for h in step.get("compare_headers", ()):
+                out[h] = a["headers"].get(h.lower())
+        if "json" in a:
+            out["body"] = self.value(a["json"], generated=generated)
+        elif "body" in a:
+            out["body"] = a["body"]
+        for k in ("code", "message", "messages", "debug", "trailers"):
+            if k in a:
+                out[k] = self.value(a[k], generated=generated)
+        return out
+
+
+def message_of(n):
+    """An answer's error message, wherever the protocol put it."""
+    body = n.get("body")
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return body["error"].get("message")
+    return n.get("message")
+
+
+def without_message(n):
+    n = json.loads(json.dumps(n))
+    body = n.get("body")
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body["error"].pop("message", None)
+    n.pop("message", None)
+    return n
+
+
+def compare(case, recorded, actual):
+    """(agrees, first difference or None) for one case."""
+    official_norm, hearth_norm = Normaliser(), Normaliser()
+    for i, (step, want, got) in enumerate(zip(case["steps"], recorded, actual)):
+        w = official_norm.answer(step, want)
+        g = hearth_norm.answer(step, got)
+        if w != g:
+            return {"step": i, "official": w, "hearth": g,
+                    "message_only": without_message(w) == without_message(g)}
+    return None
+
+
+# --- record / replay -------------------------------------------------------------------------
+
+def load_modules(only):
+    names = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "cases"))
+                   if f.endswith(".py") and not f.startswith("_") and f != "steps.py")
+    return [n for n in names if not only or any(o in n for o in only)]
+
+
+def needs_grpc(case):
+    return any(s["kind"] in ("grpc", "open") for s in case["steps"])
+
+
+def grpc_available():
+    try:
+        import grpc_steps  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def record(args):
+    total = 0
+    for name in load_modules(args.only):
+        module = importlib.import_module(f"cases.{name}")
+        cases = module.CASES
+        names = [c["name"] for c in cases]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            sys.exit(f"{name}: duplicate case names {sorted(dupes)}")
+        ctx = Context(args.host, args.log, args.settle)
+        out = []
+        for case in cases:
+            answers = run_case(ctx, case)
+            out.append({"name": case["name"], "steps": case["steps"], "answers": answers})
+        path = os.path.join(HERE, "recorded", f"{name}.json")
+        with open(path, "w") as f:
+            json.dump({"module": name, "cases": out}, f, indent=1, ensure_ascii=False, sort_keys=False)
+            f.write("\n")
+        print(f"recorded {len(out)} cases into recorded/{name}.json")
+        total += len(out)
+    print(f"recorded {total} cases")
+
+
+def load_known():
+    with open(os.path.join(HERE, "known-differences.json")) as f:
+        entries = json.load(f)["differences"]
+    return {e["case"]: e for e in entries}
+
+
+def replay(args):
+    known = load_known()
+    have_grpc = grpc_available()
+    seen, failures, skipped, counts = set(), [], 0, {}
+    files = sorted(f for f in os.listdir(os.path.join(HERE, "recorded")) if f.endswith(".json"))
+    for file in files:
+        if args.only and not any(o in file for o in args.only):
+            continue
+        with open(os.path.join(HERE, "recorded", file)) as f:
+            cases = json.load(f)["cases"]
+        ctx = Context(args.host, args.log, args.settle)
+        agree = 0
+        for case in cases:
+            if needs_grpc(case) and not have_grpc:
+                skipped += 1
+                continue
+            actual = run_case(ctx, case)
+            diff = compare(case, case["answers"], actual)
+            entry = known.get(case["name"])
+            seen.add(case["name"])
+            if diff is None and entry is None:
+                agree += 1
+                continue
+            if diff is None:
+                failures.append((case["name"], "listed in known-differences.json but now answers as the emulator did", None))
+                continue
+            if entry is None:
+                failures.append((case["name"], "differs from the official emulator", diff))
+                continue
+            if entry["kind"] == "message" and diff["message_only"]:
+                agree += 1
+                continue
+            if entry["kind"] == "answer":
+                # Hearth must give the answer the entry names instead (normalised the same way).
+                want = entry.get("hearth")
+                got = Normaliser().answer(case["steps"][diff["step"]], actual[diff["step"]])
+                if want is not None and subset(want, got) and entry.get("step", diff["step"]) == diff["step"]:
+                    agree += 1
+                    continue
+            failures.append((case["name"], f"differs beyond its known-differences entry ({entry['kind']})", diff))
+        counts[file] = (agree, len(cases))
+        print(f"{file}: {agree}/{len(cases)} agree")
+    for name, why, diff in failures:
+        if args.brief:
+            print(f"MISMATCH {name} | {brief(diff) if diff else why}")
+            continue
+        print(f"\nMISMATCH {name}: {why}")
+        if diff:
+            print(f"  step {diff['step']}\n  official: {json.dumps(diff['official'], ensure_ascii=False)[:1500]}"
+                  f"\n  hearth:   {json.dumps(diff['hearth'], ensure_ascii=False)[:1500]}")
+    if not args.only:
+        stale = [n for n in known if n not in seen and not skipped]
+        for n in stale:
+            print(f"\nSTALE known-differences.json names {n}, which is not in the corpus")
+            failures.append((n, "stale", None))
+    total = sum(n for _, n in counts.values())
+    print(f"\n{total - len(failures)}/{total} cases agree with the official emulator "
+          f"({len(known)} known differences listed){f'; {skipped} gRPC cases skipped (no grpcio)' if skipped else ''}")
+    return 1 if failures else 0
+
+
+def brief(diff):
+    """One line: the step and the first place the two answers part."""
+    def first(a, b, path=""):
+        if type(a) is not type(b):
+            return path, a, b
+        if isinstance(a, dict):
+            for k in list(a) + [k for k in b if k not in a]:
+                if a.get(k) != b.get(k):
+                    return first(a.get(k), b.get(k), f"{path}.{k}")
+        if isinstance(a, list):
+            if len(a) != len(b):
+                return f"{path}[len]", len(a), len(b)
+            for i, (x, y) in enumerate(zip(a, b)):
+                if x != y:
+                    return first(x, y, f"{path}[{i}]")
+        return path, a, b
+    path, o, h = first(diff["official"], diff["hearth"])
+    cut = lambda v: json.dumps(v, ensure_ascii=False)[:160]
+    return f"step {diff['step']} {path}: official {cut(o)} / hearth {cut(h)}"
+
+
+def subset(want, got):
+    """True when every key of `want` is in `got` with an equal value (recursively for dicts)."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        return all(k in got and subset(v, got[k]) for k, v in want.items())
+    return want == got
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("mode", choices=["record", "replay"])
+    p.add_argument("host")
+    p.add_argument("--log", help="the server's log file (for debug() output)")
+    p.add_argument("--only", action="append", help="only modules whose name contains this")
+    p.add_argument("--brief", action="store_true", help="one line per mismatch")
+    p.add_argument("--settle", type=float, default=None,
+                   help="seconds the log must stay still before debug() output is read")
+    args = p.parse_args()
+    if args.settle is None:
+        args.settle = 0.4 if args.mode == "record" else 0.1
+    if args.mode == "record":
+        record(args)
+    else:
+        sys.exit(replay(args))
+
+
+if __name__ == "__main__":
+    main()
