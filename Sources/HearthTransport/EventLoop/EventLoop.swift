@@ -108,7 +108,7 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     func schedule(at deadline: Int64, _ task: @escaping () -> Void) -> TimerHandle {
         let handle = TimerHandle()
-        timers.schedule(at: deadline, handle: handle, task)
+        timers.schedule(handle, at: deadline, task)
         return handle
     }
 
@@ -117,13 +117,13 @@ public final class EventLoop: @unchecked Sendable {
     public func scheduleFromAnyThread(after nanoseconds: Int64, _ task: @escaping @Sendable () -> Void) -> TimerHandle {
         let handle = TimerHandle()
         let deadline = Monotonic.now() + nanoseconds
-        execute { [self] in timers.schedule(at: deadline, handle: handle, task) }
+        execute { [self] in timers.schedule(handle, at: deadline, task) }
         return handle
     }
 
-    /// Cancels a timer from any thread.
+    /// Cancels a timer (from any thread; on the loop's, at once).
     public func cancel(_ handle: TimerHandle) {
-        if inEventLoop { handle.cancel() } else { execute { handle.cancel() } }
+        if inEventLoop { timers.remove(handle) } else { execute { [self] in timers.remove(handle) } }
     }
 
     /// Runs `object.runDeferred()` at the end of this iteration (once, however often it is

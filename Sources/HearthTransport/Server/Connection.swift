@@ -302,7 +302,7 @@ final class Connection: EventLoopSelectable, EventLoopDeferred, @unchecked Senda
         guard let next else { return }
         // A timer already due no later stays; a later one is left to fire and re-arm.
         if let armed = timerDeadline, armed <= next, timer != nil { return }
-        timer?.cancel()
+        if let timer { loop.cancel(timer) }
         timerDeadline = next
         timer = loop.schedule(at: next) { [weak self] in self?.timerFired() }
     }
@@ -331,7 +331,7 @@ final class Connection: EventLoopSelectable, EventLoopDeferred, @unchecked Senda
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        timer?.cancel()
+        if let timer { loop.cancel(timer) }
         timer = nil
         loop.deregister(fd)
         Socket.closeSocket(fd)
