@@ -3,8 +3,9 @@ import Synchronization
 /// HTTP/1.1 on one event-loop connection: requests are parsed incrementally as bytes
 /// arrive; each is handed to the server's handler (on the loop, or on the worker pool when
 /// it may take long) once the one before it has been handled — a pipelined GET sees the
-/// PATCH sent before it — and the answers are written strictly in request order. A streamed answer (`HTTPResponse.stream`) holds the
-/// connection until it ends; requests pipelined behind it wait.
+/// PATCH sent before it — and the answers are written strictly in request order. A streamed
+/// answer (`HTTPResponse.stream`) holds the connection until it ends; requests pipelined
+/// behind it wait.
 ///
 /// Bounded: at most `maxPipelined` requests are in progress per connection (reading stops
 /// until answers go out), the connection's budget bounds what is queued, and the deadlines
@@ -89,7 +90,7 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
         defer { parsing = false }
         var handledThisTurn = 0
         var held = false
-        while !noMoreRequests && pendingCount < Self.maxPipelined {
+        parsing: while !noMoreRequests && pendingCount < Self.maxPipelined {
             // Only while the client reads its answers, and a turn's worth at a time; reading
             // waits meanwhile, so what the client sends ahead stays in the socket, not here.
             guard connection.isWritable else {
@@ -104,9 +105,7 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
             }
             switch parser.next() {
             case .needMore:
-                reportHeld()
-                updateDeadline()
-                return
+                break parsing
             case .sendContinue:
                 let slot = Slot(keepAlive: true, chunked: true)
                 slot.raw = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)

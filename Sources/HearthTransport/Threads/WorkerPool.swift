@@ -40,6 +40,13 @@ public final class WorkerPool: @unchecked Sendable {
         self.idleTimeout = idleTimeout
     }
 
+    /// Threads running a job now.
+    public var busyCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threads - idle
+    }
+
     /// Jobs waiting for a thread.
     public var queuedCount: Int {
         condition.lock()

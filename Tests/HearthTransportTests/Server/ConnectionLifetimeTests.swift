@@ -53,3 +53,22 @@ import Testing
         #expect(c.read { $0.contains { $0.streamID == 1 && $0.flags.contains(.endStream) } })
     }
 }
+
+/// HTTP/1.1 pipelining with answers given on the event loop: many requests in one write are
+/// answered in order, a turn's worth at a time, and the connection reads on afterwards.
+@Suite struct InlinePipeliningTests {
+    @Test func morePipelinedRequestsThanATurnAreAllAnsweredAndReadingGoesOn() throws {
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, placement: { _ in .inline }) { request in
+            .text(200, String(request.path.dropFirst()) + ";")
+        }
+        defer { server.stop() }
+        let c = try TestSocket(port: server.port)
+        c.send((0..<100).map { "GET /\($0) HTTP/1.1\r\n\r\n" }.joined())
+        #expect(c.read(until: { String(decoding: $0, as: UTF8.self).hasSuffix("99;") }))
+        let bodies = c.text.components(separatedBy: "\r\n\r\n").dropFirst().compactMap { $0.split(separator: ";").first }
+        #expect(bodies.map(String.init) == (0..<100).map(String.init))
+        // The connection still reads: one more request, later.
+        c.send("GET /after HTTP/1.1\r\n\r\n")
+        #expect(c.read(until: { String(decoding: $0, as: UTF8.self).hasSuffix("after;") }))
+    }
+}
