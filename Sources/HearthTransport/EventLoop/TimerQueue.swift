@@ -27,6 +27,9 @@ public final class TimerHandle: @unchecked Sendable {
     fileprivate var task: (() -> Void)?
     /// Its place in the heap; -1 when it is not there (fired, cancelled, not yet set).
     fileprivate var index = -1
+    /// Cancelled: never (re)scheduled — a cancel that overtakes the task setting the
+    /// timer wins.
+    fileprivate var cancelled = false
 
     init() {}
 }
@@ -46,6 +49,7 @@ struct TimerQueue {
     var nextDeadline: Int64? { heap.first?.deadline }
 
     mutating func schedule(_ handle: TimerHandle, at deadline: Int64, _ task: @escaping () -> Void) {
+        guard !handle.cancelled else { return }
         if handle.index >= 0 { remove(handle) }
         sequence &+= 1
         handle.deadline = deadline
@@ -54,6 +58,12 @@ struct TimerQueue {
         handle.index = heap.count
         heap.append(handle)
         siftUp(heap.count - 1)
+    }
+
+    /// Cancels a timer: out of the queue now, and never scheduled again.
+    mutating func cancel(_ handle: TimerHandle) {
+        handle.cancelled = true
+        remove(handle)
     }
 
     /// Takes a timer out (no-op when it is not in the queue).

@@ -28,6 +28,18 @@ import Testing
         #expect(deadlines == deadlines.sorted())
     }
 
+    @Test func aCancelThatOvertakesItsTimersSchedulingWins() {
+        // A call's timer is set through a task from another thread and cancelled on the
+        // loop before that task ran: it must never enter the queue (it would hold the call
+        // for the whole timeout — the leak of one timer per unary call this test pins).
+        var q = TimerQueue()
+        let h = TimerHandle()
+        q.cancel(h)
+        q.schedule(h, at: 10) {}
+        #expect(q.count == 0)
+        #expect(q.popDue(now: 100) == nil)
+    }
+
     @Test func tasksFromManyThreadsAllRunOnTheLoop() throws {
         let loop = try EventLoop(name: "test-loop")
         defer { loop.stop() }
