@@ -4,18 +4,21 @@ import HearthGRPC
 import HearthTransport
 
 /// The emulator process's server: one port serving every protocol over one
-/// `EmulatorState` — HTTP/1.1 for the Firestore REST API (`/v1/…`) and the emulator
-/// endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`), and HTTP/2 (connections that
-/// open with its preface) for gRPC `google.firestore.v1.Firestore`.
+/// `EmulatorState` — HTTP/1.1 for the Firestore REST API (`/v1/…`), the WebChannel
+/// endpoints browsers use (`/google.firestore.v1.Firestore/{Listen,Write}/channel`) and the
+/// emulator endpoints (`/emulator/v1/…`, `POST /shutdown`, `GET /`), and HTTP/2
+/// (connections that open with its preface) for gRPC `google.firestore.v1.Firestore`.
 public final class EmulatorServer: Sendable {
     public let state: EmulatorState
     let http: HTTPServer
+    let webChannel: WebChannelService
 
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 8080, state: EmulatorState = EmulatorState(),
-                limits: HTTPLimits = HTTPLimits()) throws {
+                limits: HTTPLimits = HTTPLimits(), webChannelLimits: WebChannelLimits = WebChannelLimits()) throws {
         self.state = state
-        let handler = RequestHandler(state: state)
+        let webChannel = WebChannelService(state: state, limits: webChannelLimits)
+        let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
         let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
         http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc,
@@ -23,6 +26,9 @@ public final class EmulatorServer: Sendable {
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
+        self.webChannel = webChannel
+        webChannel.workers.withLock { $0 = http.workers }
+        http.onStop { webChannel.stop() }
     }
 
     /// The bound port.
@@ -48,10 +54,12 @@ private final class ServerBox: @unchecked Sendable {
 /// Turns one HTTP request into one response: CORS, auth, routing, error mapping.
 struct RequestHandler: Sendable {
     let state: EmulatorState
+    let webChannel: WebChannelService
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         var response: HTTPResponse
-        if request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
+        // While no console watches, the atomic load of `isObserved` is all this costs.
+        if state.requestLog.isObserved, request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
             .rest, method: request.method, path: PercentDecoding.decode(request.path) ?? String(request.path),
             authorization: request.header("authorization")) {
             response = RequestTrace.$current.withValue(trace) { respond(request, stop: stop) }
@@ -78,24 +86,30 @@ struct RequestHandler: Sendable {
         return .inline
     }
 
+    /// A text body with no content type, as the official emulator writes `Ok` and `Not Found`.
+    static func plain(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, body: Array(text.utf8))
+    }
+
     private func respond(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         if request.method == "OPTIONS" { return CORS.preflight(request) }
         let path = request.path
         do {
-            if path == "/" && request.method == "GET" { return .text(200, "Ok\n") }
+            if path == "/" && request.method == "GET" { return Self.plain(200, "Ok\n") }
             if path == "/shutdown" && request.method == "POST" {
                 var r = HTTPResponse.json(200, JSON.object([]).bytes)
                 r.closeConnection = true
                 r.afterWrite = stop
                 return r
             }
+            if let kind = WebChannelService.kind(of: path) { return webChannel.handle(request, kind: kind) }
             if path.hasPrefix("/v1/") {
                 let auth = try AuthContext.parse(request.header("authorization"))
                 if let r = try RESTRouter(state: state).route(request, auth: auth) { return r }
             } else if path.hasPrefix("/emulator/v1/") {
                 if let r = try EmulatorAPI(state: state).route(request) { return r }
             }
-            return .text(404, "Not Found\n")
+            return Self.plain(404, "Not Found\n")
         } catch {
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
             return error.httpResponse

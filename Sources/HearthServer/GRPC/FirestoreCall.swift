@@ -4,7 +4,7 @@ import HearthTransport
 
 /// A gRPC call as the Firestore handlers and sessions see it: the same call, with errors in
 /// the engine's type. `FirestoreError` codes are the gRPC codes, so each mapping is by number.
-struct FirestoreCall: Sendable {
+struct FirestoreCall: FirestoreStreamCall {
     let grpc: GRPCServerCall
     /// Whether `send` waits for a client that is behind (an RPC handler on a worker thread)
     /// or never (a stream session, which pauses between batches instead).
@@ -20,6 +20,8 @@ struct FirestoreCall: Sendable {
 
     /// Whether the call has ended (answered, expired or reset).
     var isEnded: Bool { grpc.isEnded }
+    var transport: RequestLogEntry.Transport { .grpc }
+    var authorization: String? { request.value("authorization") }
 
     /// Queues one response message; CANCELLED once the call has ended.
     func send(_ message: [UInt8]) throws(FirestoreError) {

@@ -2,7 +2,7 @@ import Foundation
 import HearthCore
 import HearthGRPC
 
-/// One gRPC `Listen` stream (wire-protocol §6): the targets the client added, each
+/// One `Listen` stream (over gRPC, or over WebChannel as JSON): the targets the client added, each
 /// registered with `Database.listen` as a subscription to the engine's change sets, and
 /// the work that turns requests and view snapshots into ListenResponses in order — run a
 /// batch at a time on the worker pool when something arrives, so an open stream with
@@ -58,7 +58,8 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     let state: EmulatorState
-    let call: FirestoreCall
+    let call: any FirestoreStreamCall
+    let codec: any ListenCodec
     /// This stream's entry in `state.streams`.
     private let streamID: Int
 
@@ -73,15 +74,16 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     private var lastReadTime: Timestamp?
     private var finished = false
 
-    private init(state: EmulatorState, call: FirestoreCall) {
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec) {
         self.state = state
         self.call = call
-        streamID = state.streams.open(.listen, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
+        self.codec = codec
+        streamID = state.streams.open(.listen, transport: call.transport, caller: .init(authorization: call.authorization))
     }
 
     /// Starts a session for `call`; its batches run on the server's worker pool.
-    static func start(state: EmulatorState, call: FirestoreCall) -> ListenSession {
-        let session = ListenSession(state: state, call: call)
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec = ListenProtobufCodec()) -> ListenSession {
+        let session = ListenSession(state: state, call: call, codec: codec)
         // However the call ends (a deadline, the connection closing), the session hears it.
         call.onEnded { [weak session] in session?.enqueue(.cancelled) }
         return session
@@ -183,7 +185,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 // Some at a time, then look at the room again.
                 let end = min(documents.count, next + 64)
                 while next < end {
-                    try call.send(ListenMessages.encodeDocumentChange(documents[next], database: database, targetIDs: [id]))
+                    try call.send(codec.documentChange(documents[next], database: database, targetIDs: [id]))
                     next += 1
                 }
                 if next == documents.count {
@@ -266,13 +268,13 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             if let t = owed { try sendNoChange(t); owed = nil }
             switch event {
             case .request(let bytes):
-                try state.requestLog.serve(.grpc, method: "Listen", path: "/google.firestore.v1.Firestore/Listen",
-                                           authorization: call.request.value("authorization")) { () throws(FirestoreError) in
-                    try handle(ListenMessages.decodeRequest(bytes))
+                try state.requestLog.serve(call.transport, method: "Listen", path: "/google.firestore.v1.Firestore/Listen",
+                                           authorization: call.authorization) { () throws(FirestoreError) in
+                    try handle(codec.decodeRequest(bytes))
                 }
             case .inputEnded:
                 finished = true
-                call.finish(.ok)
+                call.finish(.ok, message: "")
             case .cancelled:
                 finished = true
             case .snapshot, .resync: break
@@ -281,10 +283,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         if let t = owed, !finished { try sendNoChange(t) }
     }
 
+    /// The read time a client is told. Before the first commit a database's read time is
+    /// the minimum timestamp (year 1); SDKs take read times at or before the Unix epoch for
+    /// "no version yet" and never raise the snapshot (a first `getDoc` on a fresh server
+    /// waited forever), so such a time is reported as the first microsecond after it.
+    static func reported(_ readTime: Timestamp) -> Timestamp {
+        max(readTime, Timestamp(seconds: 0, nanos: 1000))
+    }
+
     private func sendNoChange(_ readTime: Timestamp) throws(FirestoreError) {
-        let t = max(readTime, lastReadTime ?? readTime)
+        let t = max(Self.reported(readTime), lastReadTime ?? readTime)
         lastReadTime = t
-        try emit(ListenMessages.encodeTargetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
+        try emit(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
     }
 
     // MARK: Requests
@@ -296,7 +306,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 throw .invalidArgument("All requests of a Listen stream must name the same database (\(database.name)), got \(request.database).")
             }
         } else {
-            let auth = try AuthContext.parse(call.request.value("authorization"))
+            let auth = try AuthContext.parse(call.authorization)
             rules = try RulesEnforcer(state: state, database: requested, auth: auth)
             database = requested
             state.streams.update(streamID) { $0.database = requested }
@@ -306,14 +316,12 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         case nil:
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")
         case .remove(let id):
-            guard let target = targets.removeValue(forKey: id) else {
-                try emit(ListenMessages.encodeTargetChange(.remove, targetIDs: [id],
-                    cause: FirestoreError(.invalidArgument, "Target \(id) is not active on this stream.")))
-                return
-            }
+            // Removing a target that is not there is answered with nothing (as the official
+            // emulator does).
+            guard let target = targets.removeValue(forKey: id) else { return }
             state.database(requested).stopListening(target.registration)
             state.streams.update(streamID) { $0.targets[id] = nil }
-            try emit(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
+            try emit(codec.targetChange(.remove, targetIDs: [id]))
         case .add(let spec):
             try add(spec, database: requested)
         }
@@ -347,8 +355,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                                        resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
             state.streams.update(streamID) { $0.targets[id] = target }
         } catch {
+            // The target is acknowledged, then removed with the reason (the official
+            // emulator's order: ADD, then REMOVE carrying the cause).
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
-            try emit(ListenMessages.encodeTargetChange(.remove, targetIDs: [id], cause: error))
+            try emit(codec.targetChange(.add, targetIDs: [id]))
+            try emit(codec.targetChange(.remove, targetIDs: [id], cause: error))
         }
     }
 
@@ -361,18 +372,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 if change.kind == .removed {
                     try sendGone(change.document.path, from: id, readTime: snapshot.readTime, database: database)
                 } else {
-                    try emit(ListenMessages.encodeDocumentChange(change.document, database: database, targetIDs: [id]))
+                    try emit(codec.documentChange(change.document, database: database, targetIDs: [id]))
                 }
             }
             return
         }
-        try emit(ListenMessages.encodeTargetChange(.add, targetIDs: [id]))
+        try emit(codec.targetChange(.add, targetIDs: [id]))
         var previous: [ResourcePath: Document]?
         if target.resumeRequested {
             if let from = target.resumeFrom, from <= snapshot.readTime {
                 previous = try? documents(of: target.target, at: from, database: database)
             }
-            if previous == nil { try emit(ListenMessages.encodeTargetChange(.reset, targetIDs: [id])) }
+            if previous == nil { try emit(codec.targetChange(.reset, targetIDs: [id])) }
         }
         if let previous {
             // An exact delta since the resume time.
@@ -389,18 +400,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             if target.expectedCount != nil {
                 // As production: the count after the delta, so a client whose cache went
                 // wrong resets the target.
-                try emit(ListenMessages.encodeExistenceFilter(targetID: id, count: snapshot.documents.count))
+                try emit(codec.existenceFilter(targetID: id, count: snapshot.documents.count))
             }
         } else {
             try emitDocuments(Array(snapshot.documents), to: id, database: database)
         }
-        try emit(ListenMessages.encodeTargetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
-                                                        readTime: snapshot.readTime))
+        try emit(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
         if target.once {
             state.database(database).stopListening(target.registration)
             targets[id] = nil
             state.streams.update(streamID) { $0.targets[id] = nil }
-            try emit(ListenMessages.encodeTargetChange(.remove, targetIDs: [id]))
+            try emit(codec.targetChange(.remove, targetIDs: [id]))
         }
     }
 
@@ -408,19 +419,19 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// CURRENT (the client drops what it held and takes this).
     private func resend(_ snapshot: ViewSnapshot, to id: Int32) throws(FirestoreError) {
         guard let database else { return }
-        try emit(ListenMessages.encodeTargetChange(.reset, targetIDs: [id]))
+        try emit(codec.targetChange(.reset, targetIDs: [id]))
         try emitDocuments(Array(snapshot.documents), to: id, database: database)
-        try emit(ListenMessages.encodeTargetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(snapshot.readTime),
-                                                        readTime: snapshot.readTime))
+        try emit(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+                                                        readTime: Self.reported(snapshot.readTime)))
     }
 
     /// A document that left target `id`: DocumentDelete when it no longer exists at
     /// `readTime`, DocumentRemove when it exists but stopped matching.
     private func sendGone(_ path: ResourcePath, from id: Int32, readTime: Timestamp, database: DatabaseID) throws(FirestoreError) {
         if state.database(database).state().document(path, at: readTime) == nil {
-            try emit(ListenMessages.encodeDocumentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try emit(codec.documentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
         } else {
-            try emit(ListenMessages.encodeDocumentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try emit(codec.documentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
         }
     }
 

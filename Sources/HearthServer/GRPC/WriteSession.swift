@@ -2,7 +2,7 @@ import Foundation
 import HearthCore
 import HearthGRPC
 
-/// One gRPC `Write` stream (wire-protocol §7): the handshake, then one atomic commit per
+/// One `Write` stream (over gRPC, or over WebChannel as JSON): the handshake, then one atomic commit per
 /// request, handled in order a batch at a time on the worker pool (an idle stream holds no
 /// thread).
 ///
@@ -23,7 +23,8 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     let state: EmulatorState
-    let call: FirestoreCall
+    let call: any FirestoreStreamCall
+    let codec: any WriteCodec
 
     /// Shared with the connection's event loop.
     private let events = GRPCMailbox<Event>()
@@ -36,15 +37,16 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     private var tokenCounter: UInt64 = 0
     private var finished = false
 
-    private init(state: EmulatorState, call: FirestoreCall) {
+    private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec) {
         self.state = state
         self.call = call
-        openStreamID = state.streams.open(.write, transport: .grpc, caller: .init(authorization: call.request.value("authorization")))
+        self.codec = codec
+        openStreamID = state.streams.open(.write, transport: call.transport, caller: .init(authorization: call.authorization))
     }
 
     /// Starts a session for `call`; its batches run on the server's worker pool.
-    static func start(state: EmulatorState, call: FirestoreCall) -> WriteSession {
-        let session = WriteSession(state: state, call: call)
+    static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec = WriteProtobufCodec()) -> WriteSession {
+        let session = WriteSession(state: state, call: call, codec: codec)
         // However the call ends (a deadline, the connection closing), the session hears it.
         call.onEnded { [weak session] in session?.enqueue(.cancelled) }
         return session
@@ -90,13 +92,13 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         switch event {
         case .request(let bytes):
             state.streams.update(openStreamID) { $0.requests += 1 }
-            try state.requestLog.serve(.grpc, method: "Write", path: "/google.firestore.v1.Firestore/Write",
-                                       authorization: call.request.value("authorization")) { () throws(FirestoreError) in
-                try handle(WriteStreamMessages.decodeRequest(bytes))
+            try state.requestLog.serve(call.transport, method: "Write", path: "/google.firestore.v1.Firestore/Write",
+                                       authorization: call.authorization) { () throws(FirestoreError) in
+                try handle(codec.decodeRequest(bytes))
             }
         case .inputEnded:
             finished = true
-            call.finish(.ok)
+            call.finish(.ok, message: "")
         case .cancelled:
             finished = true
         }
@@ -110,14 +112,15 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     private func handle(_ request: WriteStreamMessages.Request) throws(FirestoreError) {
         guard let service else {
             // The handshake.
+            // The official emulator's checks and texts.
+            guard !request.database.isEmpty else { throw .invalidArgument("'database' must be set on an initial write request.") }
             let database = try ResourceNameFields.database(request.database, field: "database")
-            guard request.writeReaders.isEmpty else {
-                throw .invalidArgument("The first WriteRequest of a stream is the handshake and must not carry writes.")
-            }
-            let auth = try AuthContext.parse(call.request.value("authorization"))
+            guard request.writes.isEmpty else { throw .invalidArgument("'writes' must not be set on an initial write request.") }
+            guard request.streamID.isEmpty else { throw .invalidArgument("Resuming streams is not supported, do not set stream ID.") }
+            let auth = try AuthContext.parse(call.authorization)
             service = try DocumentService(state: state, database: database, auth: auth)
             state.streams.update(openStreamID) { $0.database = database }
-            try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken()))
+            try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: nil))
             return
         }
         let database = service.database
@@ -129,10 +132,17 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         if !request.streamID.isEmpty && request.streamID != streamID {
             throw .invalidArgument("Unknown stream_id \"\(request.streamID)\" on this Write stream.")
         }
-        // The client's teardown (or an empty batch): nothing to commit, nothing to answer.
-        guard !request.writeReaders.isEmpty else { return }
-        let writes = try TransactionMessages.decodeWrites(request.writeReaders, database: database)
+        // A request without writes is the SDKs' notice that the stream is closing: answered
+        // with a token, then the call ends (as the official emulator does).
+        guard !request.writes.isEmpty else {
+            try call.send(codec.response(streamID: "", streamToken: nextToken(), result: nil))
+            finished = true
+            call.finish(.ok, message: "")
+            return
+        }
+        let writes = try WriteStreamMessages.decodeWrites(request.writes, database: database)
         let result = try service.commit(writes, transaction: nil)
-        try call.send(WriteStreamMessages.encodeResponse(streamID: streamID, streamToken: nextToken(), result: result))
+        // The stream id goes with the handshake's answer only.
+        try call.send(codec.response(streamID: "", streamToken: nextToken(), result: result))
     }
 }

@@ -18,7 +18,7 @@ enum ListenMessages {
     struct TargetRequest: Sendable {
         enum Kind: Sendable {
             case documents([String])
-            case query(parent: String, structuredQuery: [UInt8]?)
+            case query(parent: String, structuredQuery: StreamMessage?)
         }
 
         var targetID: Int32 = 0
@@ -69,11 +69,11 @@ enum ListenMessages {
             case 2:
                 var sub = try r.readMessage(key)
                 var parent = ""
-                var query: [UInt8]?
+                var query: StreamMessage?
                 while let k = try sub.next() {
                     switch k.number {
                     case 1: parent = try sub.readString(k)
-                    case 2: query = try sub.readBytes(k)
+                    case 2: query = .protobuf(try sub.readMessage(k))
                     default: try sub.skip(k)
                     }
                 }
@@ -122,9 +122,11 @@ enum ListenMessages {
             guard db == database else {
                 throw .invalidArgument("Query parent \"\(parent)\" is not in the request's database \"\(database.name)\".")
             }
-            guard let bytes else { throw .invalidArgument("A query target needs a structured_query.") }
-            var sub = ProtoReader(bytes)
-            return .query(try StructuredQueryMessage.decode(&sub, parent: parentPath))
+            switch bytes {
+            case nil: throw .invalidArgument("A query target needs a structured_query.")
+            case .protobuf(var sub)?: return .query(try StructuredQueryMessage.decode(&sub, parent: parentPath))
+            case .json(let json)?: return .query(try ProtoQuery.decode(json, parent: parentPath, context: "add_target.query.structured_query"))
+            }
         }
     }
 
@@ -149,7 +151,7 @@ enum ListenMessages {
     }
 
     static func encodeDocumentChange(_ doc: Document, database: DatabaseID, targetIDs: [Int32], removedTargetIDs: [Int32] = []) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + DocumentMessage.estimatedSize(doc))
         w.writeMessage(3) { m in
             m.writeMessage(1) { DocumentMessage.encode(doc, database: database, into: &$0) }
             m.writePackedInt32(5, targetIDs)

@@ -12,7 +12,7 @@ enum WriteStreamMessages {
         var database = ""
         var streamID = ""
         var streamToken: [UInt8]?
-        var writeReaders: [ProtoReader] = []
+        var writes: [StreamMessage] = []
     }
 
     static func decodeRequest(_ bytes: [UInt8]) throws(FirestoreError) -> Request {
@@ -22,7 +22,7 @@ enum WriteStreamMessages {
             switch key.number {
             case 1: req.database = try r.readString(key)
             case 2: req.streamID = try r.readString(key)
-            case 3: req.writeReaders.append(try r.readMessage(key))
+            case 3: req.writes.append(.protobuf(try r.readMessage(key)))
             case 4: req.streamToken = try r.readBytes(key)
             default: try r.skip(key)  // labels, request_options
             }
@@ -30,10 +30,23 @@ enum WriteStreamMessages {
         return req
     }
 
+    /// Decodes a request's writes in `database`.
+    static func decodeWrites(_ messages: [StreamMessage], database: DatabaseID) throws(FirestoreError) -> [Write] {
+        var writes: [Write] = []
+        writes.reserveCapacity(messages.count)
+        for (i, message) in messages.enumerated() {
+            switch message {
+            case .protobuf(var sub): writes.append(try WriteMessage.decode(&sub, database: database))
+            case .json(let json): writes.append(try ProtoWrite.decodeWrite(json, database: database, context: "writes[\(i)]"))
+            }
+        }
+        return writes
+    }
+
     /// A WriteResponse: the handshake's (no results, no commit time) or a batch's.
     static func encodeResponse(streamID: String, streamToken: [UInt8], result: CommitResult? = nil) -> [UInt8] {
         var w = ProtoWriter()
-        w.writeString(1, streamID)
+        if !streamID.isEmpty { w.writeString(1, streamID) }
         w.writeBytes(2, streamToken)
         if let result {
             for r in result.writeResults { w.writeMessage(3) { WriteMessage.encodeWriteResult(r, into: &$0) } }
