@@ -21,7 +21,8 @@ public final class EmulatorServer: Sendable {
         let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
         let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
-        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc) { request in
+        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc,
+                              placement: { handler.placement($0) }) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
@@ -69,6 +70,20 @@ struct RequestHandler: Sendable {
         }
         response.headers += CORS.headers(for: request)
         return response
+    }
+
+    /// Where a request runs: a single document's GET (and the trivial answers) on the event
+    /// loop — a point read takes microseconds and never waits; everything else (queries,
+    /// lists, writes, emulator endpoints) on the worker pool.
+    func placement(_ request: HTTPRequest) -> HandlerPlacement {
+        if request.method == "OPTIONS" || (request.method == "GET" && request.path == "/") { return .inline }
+        guard request.method == "GET", request.path.hasPrefix("/v1/") else { return .pool }
+        // v1/projects/{p}/databases/{d}/documents/{collection}/{id}…: a document path has an
+        // even number of segments after "documents" (an odd one is a collection: a list).
+        let segments = request.path.split(separator: "/")
+        guard segments.count >= 8, segments[5] == "documents", (segments.count - 6) % 2 == 0,
+              let last = segments.last, !last.contains(":") else { return .pool }
+        return .inline
     }
 
     /// A text body with no content type, as the official emulator writes `Ok` and `Not Found`.

@@ -28,12 +28,14 @@ struct FirestoreGRPCService: GRPCService {
     /// Point reads and writes run on the connection's event loop: they take microseconds
     /// and never wait (the engine's commit lock is held for microseconds; transactions are
     /// optimistic), so they are spared two thread hand-offs. Queries, listings and batch
-    /// writes, whose cost grows with the data, run on the worker pool.
+    /// writes, whose cost grows with the data, run on the worker pool — and so do writes
+    /// when commits wait for the disk (a data directory).
     func placement(for method: String) -> HandlerPlacement {
         switch method {
-        case "GetDocument", "BatchGetDocuments", "Commit", "BeginTransaction", "Rollback",
-             "CreateDocument", "UpdateDocument", "DeleteDocument":
+        case "GetDocument", "BatchGetDocuments", "BeginTransaction", "Rollback":
             .inline
+        case "Commit", "CreateDocument", "UpdateDocument", "DeleteDocument":
+            state.commitsWaitForDisk ? .pool : .inline
         default:
             .pool
         }

@@ -192,6 +192,35 @@ import Testing
         }
     }
 
+    /// Open Listen streams are subscriptions, not threads: 200 of them (each on its own
+    /// connection), once their first snapshots are out, keep no worker thread busy, and
+    /// one commit reaches every one.
+    @Test func openListenStreamsHoldNoThreadsAndOneCommitReachesAll() throws {
+        let state = EmulatorState()
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state)
+        defer { server.stop() }
+        let port = server.port
+        let client = try GRPCTestClient(port: port)
+        do {
+            var streams: [GRPCTestStream] = []
+            for _ in 0..<200 {
+                let stream = try GRPCTestStream(port: port, method: "Listen")
+                stream.send(Self.addDocuments(1, [Self.name("fanout/doc")]))
+                streams.append(stream)
+            }
+            for stream in streams { #expect(try next(stream, 3).count == 3) }  // ADD, CURRENT, NO_CHANGE
+            #expect(state.database(Self.db).listenTargetCount == 200)
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while (server.http.workers.busyCount > 0 || server.http.workers.queuedCount > 0) && Date() < deadline { usleep(10_000) }
+            #expect(server.http.workers.busyCount == 0 && server.http.workers.queuedCount == 0)
+            let t = try commit(client, [.set(Self.path("fanout/doc"), MapValue([("n", .integer(1))]))])
+            for stream in streams {
+                let changes = try next(stream, 2)
+                #expect(changes.first == .change(name: Self.name("fanout/doc"), ids: [1], removed: [], updateTime: t))
+            }
+        }
+    }
+
     @Test func documentTargetForAMissingDocumentAndMultipleTargets() throws {
         try withServer { port, client, state in
             let stream = try GRPCTestStream(port: port, method: "Listen")
