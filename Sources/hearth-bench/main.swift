@@ -1,4 +1,4 @@
-// hearth-bench: the shared benchmark workload (../shared/bench/WORKLOAD.md) run against
+// hearth-bench: the benchmark workload (docs/benchmark-workload.md) run against
 // Hearth's embedded API. Build in release: `swift run -c release hearth-bench [--n N] [--json]`.
 // `--repeat K` also runs each query workload K more times in the same process, with its
 // index in place and with it dropped again each time: steadier than whole runs for

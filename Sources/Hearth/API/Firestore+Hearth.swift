@@ -20,7 +20,7 @@ extension HearthCore.ManualClock {
     public func set(_ time: Timestamp) { set(time.core) }
 }
 
-/// Hearth's additions to the SDK surface (DESIGN.md § The embedded API beyond the SDK).
+/// Hearth's additions to the SDK surface (docs/embedded-api.md#hearths-additions).
 extension Firestore {
     /// A fresh, isolated, empty database (admin access, like the server SDKs), for tests.
     /// - Parameters:
@@ -61,7 +61,7 @@ extension Firestore {
         try await $taskDefault.withValue(db) { try await body() }
     }
 
-    /// Writes every document of a Hearth JSON documents file (DESIGN.md: `{"users/alice":
+    /// Writes every document of a Hearth JSON documents file (docs/formats.md#hearth-json: `{"users/alice":
     /// {...}}` with `$timestamp`, `$reference`… tags) in one atomic commit, bypassing the
     /// rules — how tests and the emulator load `Seeds/<app>/documents.json`. Malformed input
     /// throws `FirestoreErrorCode.invalidArgument` naming what is wrong; nothing is written.
