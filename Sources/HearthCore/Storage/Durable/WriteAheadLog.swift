@@ -17,9 +17,6 @@ final class WriteAheadLog: @unchecked Sendable {
     private var appended: UInt64 = 0
     private var durable: UInt64 = 0
     private var writing = false
-    /// Commits in the last group written (see `writeQueued`).
-    private var lastGroupSize = 0
-    static let gatherMicroseconds: UInt32 = 150
     private var failure: FirestoreError?
     private var closed = false
 
@@ -99,16 +96,6 @@ final class WriteAheadLog: @unchecked Sendable {
     /// publishes the outcome. Returns with the lock held.
     private func writeQueued() {
         writing = true
-        // Writers woken by the last sync come back within microseconds with their next
-        // commit; a leader that took the queue at once would sync alone and leave them for
-        // the next group. When the last group was shared, it waits a moment for them (a
-        // small part of a sync's milliseconds); a lone writer never waits.
-        if lastGroupSize > 1 && pending.count < lastGroupSize {
-            condition.unlock()
-            usleep(Self.gatherMicroseconds)
-            condition.lock()
-        }
-        lastGroupSize = pending.count
         let batch = pending
         pending = []
         let last = appended
