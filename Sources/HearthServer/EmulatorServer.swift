@@ -71,11 +71,16 @@ struct RequestHandler: Sendable {
         return response
     }
 
+    /// A text body with no content type, as the official emulator writes `Ok` and `Not Found`.
+    static func plain(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, body: Array(text.utf8))
+    }
+
     private func respond(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         if request.method == "OPTIONS" { return CORS.preflight(request) }
         let path = request.path
         do {
-            if path == "/" && request.method == "GET" { return .text(200, "Ok\n") }
+            if path == "/" && request.method == "GET" { return Self.plain(200, "Ok\n") }
             if path == "/shutdown" && request.method == "POST" {
                 var r = HTTPResponse.json(200, JSON.object([]).bytes)
                 r.closeConnection = true
@@ -89,7 +94,7 @@ struct RequestHandler: Sendable {
             } else if path.hasPrefix("/emulator/v1/") {
                 if let r = try EmulatorAPI(state: state).route(request) { return r }
             }
-            return .text(404, "Not Found\n")
+            return Self.plain(404, "Not Found\n")
         } catch {
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
             return error.httpResponse

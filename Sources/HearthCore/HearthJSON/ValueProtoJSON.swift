@@ -16,14 +16,18 @@ extension Value {
         case .bytes(let d): return .object([("bytesValue", .string(d.base64EncodedString()))])
         case .reference(let r): return .object([("referenceValue", .string(r.description))])
         case .geoPoint(let g):
-            return .object([("geoPointValue", .object([("latitude", Self.protoJSON(g.latitude)), ("longitude", Self.protoJSON(g.longitude))]))])
+            // proto3 JSON leaves out a field at its default: a zero (or minus zero) coordinate
+            // is not written, so (0, 0) is `{}` (as the official emulator answers).
+            var coordinates: [(String, JSON)] = []
+            if g.latitude != 0 { coordinates.append(("latitude", Self.protoJSON(g.latitude))) }
+            if g.longitude != 0 { coordinates.append(("longitude", Self.protoJSON(g.longitude))) }
+            return .object([("geoPointValue", .object(coordinates))])
         case .array(let a):
             return .object([("arrayValue", a.isEmpty ? .object([]) : .object([("values", .array(a.map(\.protoJSON)))]))])
         case .map(let m):
             return .object([("mapValue", m.isEmpty ? .object([]) : .object([("fields", m.protoJSON)]))])
         case .vector(let v):
-            let array: JSON = .object([("arrayValue", v.isEmpty ? .object([]) : .object([("values", .array(v.map { .object([("doubleValue", Self.protoJSON($0))]) }))]))])
-            return .object([("mapValue", .object([("fields", .object([("__type__", .object([("stringValue", .string("__vector__"))])), ("value", array)]))]))])
+            return .object([("mapValue", .object([("fields", Value.vectorFields(v).protoJSON)]))])
         }
     }
 

@@ -36,7 +36,7 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Parses the client SDK's dotted form (`whereField`, `updateData` keys, `mergeFields`).
-    /// No quoting: backticks are ordinary characters (semantics §4).
+    /// No quoting: backticks are ordinary characters (docs/semantics.md#field-paths).
     public static func parseDotted(_ path: String) throws(FirestoreError) -> FieldPath {
         if path == "__name__" { return .documentName }
         // One pass over the bytes (the forbidden characters and '.' are ASCII, so they never
@@ -67,10 +67,13 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
         var segments: [String] = []
         var current: [UInt8] = []
         var bytes = Array(path.utf8)[...]
+        // The official emulator's texts: one for an empty path, one (naming the grammar)
+        // for any other malformed one.
         func fail(_ why: String) -> FirestoreError {
-            .invalidArgument("Invalid field path: \(path). \(why)")
+            .invalidArgument("Invalid property path \"\(path)\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), "
+                             + "and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)")
         }
-        guard !bytes.isEmpty else { throw fail("Field paths must not be empty.") }
+        guard !bytes.isEmpty else { throw .invalidArgument("Invalid empty property path string.") }
         while true {
             current.removeAll(keepingCapacity: true)
             if bytes.first == UInt8(ascii: "`") {
@@ -153,7 +156,7 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
         return a.segments.count < b.segments.count
     }
 
-    /// Rules for field names that are written (semantics §4, §15): non-empty, not
+    /// Rules for field names that are written (docs/semantics.md#field-paths, #document-size-and-limits): non-empty, not
     /// reserved `__x__`, at most 1,500 bytes each and in total.
     public func validateForWrite() throws(FirestoreError) {
         var total = 0

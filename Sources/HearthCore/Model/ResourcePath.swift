@@ -2,7 +2,7 @@ import Foundation
 
 /// A `/`-separated path of collection IDs and document IDs relative to the database root
 /// (`users/alice/posts/p1`). Collection paths have an odd number of segments, document paths
-/// an even number (semantics §14).
+/// an even number (docs/semantics.md#paths-and-ids).
 public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var segments: [String]
 
@@ -90,7 +90,7 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
         return a.segments.count == b.segments.count ? 0 : (a.segments.count < b.segments.count ? -1 : 1)
     }
 
-    /// Document-ID order (semantics §2): numeric IDs `__id<int64>__` first by value, then the
+    /// Document-ID order (docs/semantics.md#value-order): numeric IDs `__id<int64>__` first by value, then the
     /// rest by UTF-8 bytes.
     public static func compareSegments(_ a: String, _ b: String) -> Int {
         let na = numericID(a), nb = numericID(b)
@@ -113,7 +113,7 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
         return String(v) == body ? v : nil
     }
 
-    // MARK: Validation (server rules, semantics §14)
+    // MARK: Validation (server rules, docs/semantics.md#paths-and-ids)
 
     /// Checks every segment as a collection ID or document ID, as the server does on write.
     public func validateSegments() throws(FirestoreError) {

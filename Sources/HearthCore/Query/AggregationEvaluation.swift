@@ -1,4 +1,4 @@
-/// count / sum / average over a query's results (semantics §10).
+/// count / sum / average over a query's results (docs/semantics.md#aggregations).
 enum AggregationEvaluation {
     /// Production's cap on aggregations per request.
     static let maxAggregations = 5
@@ -12,7 +12,7 @@ enum AggregationEvaluation {
             if !distinct.contains(a.kind) { distinct.append(a.kind) }
             if !aliases.insert(a.alias).inserted { throw .invalidArgument("Aggregation aliases contain duplicate alias: \(a.alias).") }
             if case .count(let upTo?) = a.kind, upTo < 0 {
-                throw .invalidArgument("count.up_to must be non-negative, got \(upTo).")
+                throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
             }
             if let f = a.field, f.isDocumentName { throw .invalidArgument("Cannot aggregate on __name__.") }
         }

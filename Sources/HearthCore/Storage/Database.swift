@@ -20,6 +20,9 @@ public final class Database: Sendable {
         var state: DatabaseState
         var lastCommit: Timestamp
         var transactions: [TransactionID: ServerTransaction] = [:]
+        /// Transactions committed or rolled back lately, so rolling one back again succeeds
+        /// (as on the official emulator). Bounded: the oldest are forgotten first.
+        var ended = EndedTransactions()
         /// Deletions in commit order, to drop tombstones once no retained read time sees them.
         var tombstones: [(time: Timestamp, key: DocumentKey)] = []
         var tombstoneHead = 0
@@ -141,7 +144,14 @@ public final class Database: Sendable {
     public func commit(_ writes: [Write], transaction: TransactionID? = nil,
                        authorize: CommitAuthorizer? = nil,
                        acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil) throws(FirestoreError) -> CommitResult {
-        for w in writes { try w.validate(database: id) }
+        let writes = try writes.map { w throws(FirestoreError) in try w.validated(database: id) }
+        if writes.count > 1 {
+            // Other writes to one document apply in order; two creates cannot both succeed.
+            var created = Set<ResourcePath>()
+            for w in writes where w.precondition == .exists(false) && !created.insert(w.path).inserted {
+                throw .invalidArgument("Cannot insert then insert an entity in the same request.")
+            }
+        }
         return try commitValidated(writes, transaction: transaction, authorize: authorize, acknowledging: acknowledging)
     }
 
@@ -167,6 +177,7 @@ public final class Database: Sendable {
             try journal?.checkWritable()
             if let transaction {
                 guard let txn = core.transactions.removeValue(forKey: transaction) else { throw .invalidTransaction }
+                core.ended.insert(transaction)
                 if txn.mode == .readOnly && !writes.isEmpty {
                     throw .invalidArgument("Cannot modify entities in a read-only transaction.")
                 }
@@ -247,7 +258,7 @@ public final class Database: Sendable {
         for write in writes {
             let i = slot(write.key)
             if touched[i].current == nil, write.precondition == .exists(true), touched[i].deletedInCommit {
-                // Production refuses an update of a document this commit deleted (semantics §13, §20).
+                // Production refuses an update of a document this commit deleted (docs/semantics.md#transactions, #error-codes).
                 throw .invalidArgument("Cannot update document \(database.resourceName(write.path)): it is deleted earlier in the same commit.")
             }
             let (doc, transformResults) = try write.apply(to: touched[i].current, commitTime: commitTime, database: database)
@@ -498,7 +509,11 @@ public final class Database: Sendable {
     /// Abandons a transaction.
     public func rollback(_ transaction: TransactionID) throws(FirestoreError) {
         try core.withLock { (core: inout Core) throws(FirestoreError) in
-            guard core.transactions.removeValue(forKey: transaction) != nil else { throw .invalidTransaction }
+            if core.transactions.removeValue(forKey: transaction) != nil {
+                core.ended.insert(transaction)
+            } else if !core.ended.contains(transaction) {
+                throw .invalidTransaction
+            }
         }
     }
 }
@@ -510,3 +525,25 @@ private extension Array where Element == FieldPath {
         if isEmpty { self = paths } else { append(contentsOf: paths) }
     }
 }
+
+/// Ids of transactions that ended lately, the newest `capacity` of them.
+struct EndedTransactions: Sendable {
+    static let capacity = 4096
+    private var members = Set<TransactionID>()
+    private var order: [TransactionID] = []
+    private var head = 0
+
+    func contains(_ id: TransactionID) -> Bool { members.contains(id) }
+
+    mutating func insert(_ id: TransactionID) {
+        guard members.insert(id).inserted else { return }
+        if order.count < Self.capacity {
+            order.append(id)
+        } else {
+            members.remove(order[head])
+            order[head] = id
+            head = (head + 1) % Self.capacity
+        }
+    }
+}
+

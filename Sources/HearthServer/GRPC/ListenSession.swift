@@ -251,11 +251,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         case nil:
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")
         case .remove(let id):
-            guard let target = targets.removeValue(forKey: id) else {
-                try call.send(codec.targetChange(.remove, targetIDs: [id],
-                    cause: FirestoreError(.invalidArgument, "Target \(id) is not active on this stream.")))
-                return
-            }
+            // Removing a target that is not there is answered with nothing (as the official
+            // emulator does).
+            guard let target = targets.removeValue(forKey: id) else { return }
             state.database(requested).stopListening(target.registration)
             state.streams.update(streamID) { $0.targets[id] = nil }
             try call.send(codec.targetChange(.remove, targetIDs: [id]))
@@ -292,7 +290,10 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                                        resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
             state.streams.update(streamID) { $0.targets[id] = target }
         } catch {
+            // The target is acknowledged, then removed with the reason (the official
+            // emulator's order: ADD, then REMOVE carrying the cause).
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
+            try call.send(codec.targetChange(.add, targetIDs: [id]))
             try call.send(codec.targetChange(.remove, targetIDs: [id], cause: error))
         }
     }

@@ -34,7 +34,7 @@ enum ValueMessage {
                 value = .array(try decodeArray(&sub))
             case 6:
                 var sub = try reader.readMessage(key)
-                value = vectorOrMap(try decodeMap(&sub))
+                value = try Value.vectorOrMap(try decodeMap(&sub))
             case 19, 20, 21, 22:
                 throw .invalidArgument("Value field \(key.number) (pipeline expressions) is not supported (byte offset \(key.offset)).")
             default:
@@ -92,22 +92,6 @@ enum ValueMessage {
         return (name, value)
     }
 
-    private static func vectorOrMap(_ fields: MapValue) -> Value {
-        if fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] {
-            var ds: [Double] = []
-            ds.reserveCapacity(items.count)
-            for item in items {
-                switch item {
-                case .double(let d): ds.append(d)
-                case .integer(let i): ds.append(Double(i))
-                default: return .map(fields)
-                }
-            }
-            return .vector(ds)
-        }
-        return .map(fields)
-    }
-
     // MARK: Encoding
 
     static func encode(_ value: Value, into w: inout ProtoWriter) {
@@ -123,11 +107,7 @@ enum ValueMessage {
         case .geoPoint(let g): w.writeMessage(8) { WellKnownMessages.encodeLatLng(g, into: &$0) }
         case .array(let items): w.writeMessage(9) { encodeArray(items, into: &$0) }
         case .map(let m): w.writeMessage(6) { encodeMap(m, into: &$0) }
-        case .vector(let ds):
-            w.writeMessage(6) { m in
-                writeMapEntry(1, "__type__", .string("__vector__"), into: &m)
-                writeMapEntry(1, "value", .array(ds.map(Value.double)), into: &m)
-            }
+        case .vector(let ds): w.writeMessage(6) { encodeMap(Value.vectorFields(ds), into: &$0) }
         }
     }
 

@@ -1,6 +1,6 @@
 import HearthTransport
 
-/// Cross-origin headers (wire-protocol §9.2, §14.14): browsers call the emulator from another
+/// Cross-origin headers (docs/protocol.md#cors): browsers call the emulator from another
 /// origin with non-simple headers, so preflights are answered and every response to a
 /// request with `Origin` carries the same headers, errors included.
 ///
@@ -9,7 +9,8 @@ import HearthTransport
 /// Each header is sent once: browsers reject a preflight whose `Access-Control-Allow-Origin`
 /// appears twice, even with equal values.
 enum CORS {
-    static let allowedMethods = "DELETE,GET,HEAD,PATCH,POST,PUT,OPTIONS"
+    /// The emulator's list (OPTIONS itself is not named: a preflight is always answered).
+    static let allowedMethods = "DELETE,GET,HEAD,PATCH,POST,PUT"
 
     /// The headers every response to a request with `Origin` carries (none without it).
     static func headers(for request: HTTPRequest) -> [(name: String, value: String)] {

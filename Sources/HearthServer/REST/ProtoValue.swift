@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// `google.firestore.v1.Value` ⇄ JSON (wire-protocol §9.3). Vectors travel as the map
+/// `google.firestore.v1.Value` ⇄ JSON (docs/protocol.md#json-mapping). Vectors travel as the map
 /// `{"__type__": "__vector__", "value": [doubles]}`, as production stores them.
 enum ProtoValue {
     static let members = ["nullValue", "booleanValue", "integerValue", "doubleValue", "timestampValue",
@@ -13,7 +13,7 @@ enum ProtoValue {
         for m in members { if let v = o.takeRaw(m) { present.append((m, v)) } }
         try o.finish()
         guard let (member, v) = present.first else {
-            throw .invalidArgument("Cannot convert firestore.v1.Value with type unset (at '\(context)').")
+            throw .unsetValue
         }
         guard present.count == 1 else {
             throw ProtoJSON.invalid("Multiple values for oneof value_type (\(present.map(\.0).joined(separator: ", ")))", context: context)
@@ -52,7 +52,7 @@ enum ProtoValue {
             var m = try ProtoObject(v, context: ctx)
             let fields = try m.take("fields").map { f throws(FirestoreError) in try decodeFields(f, context: ctx + ".fields") } ?? MapValue()
             try m.finish()
-            return vectorOrMap(fields)
+            return try Value.vectorOrMap(fields)
         }
     }
 
@@ -63,21 +63,6 @@ enum ProtoValue {
         out.reserveCapacity(pairs.count)
         for (k, v) in pairs { out.append((k, try decode(v, context: "\(context)[\(k)]"))) }
         return MapValue(out)
-    }
-
-    private static func vectorOrMap(_ fields: MapValue) -> Value {
-        if fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] {
-            var ds: [Double] = []
-            for item in items {
-                switch item {
-                case .double(let d): ds.append(d)
-                case .integer(let i): ds.append(Double(i))
-                default: return .map(fields)
-                }
-            }
-            return .vector(ds)
-        }
-        return .map(fields)
     }
 
     // MARK: Encoding (HearthCore's, shared with bundles)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-@Suite("ResourcePath (semantics §14)")
+@Suite("ResourcePath (docs/semantics.md#paths-and-ids)")
 struct ResourcePathTests {
     @Test("parse splits on / and ignores one leading and trailing slash", arguments: [
         ("a/b", ["a", "b"]), ("/a/b", ["a", "b"]), ("a/b/", ["a", "b"]), ("/a/b/c/", ["a", "b", "c"]),
@@ -41,7 +41,7 @@ struct ResourcePathTests {
         #expect(testPath("a/b/c/d") < testPath("a/c"))
     }
 
-    // semantics §14: server constraints on collection and document IDs.
+    // docs/semantics.md#paths-and-ids: server constraints on collection and document IDs.
     @Test("validateID rejects", arguments: [
         ("", "Resource id must not be empty."),
         (String(repeating: "x", count: 1501), "is invalid because it is longer than 1500 bytes."),
@@ -94,7 +94,7 @@ struct ResourcePathTests {
     }
 }
 
-@Suite("FieldPath (semantics §4)")
+@Suite("FieldPath (docs/semantics.md#field-paths)")
 struct FieldPathTests {
     @Test("parseDotted splits on dots; backticks are ordinary", arguments: [
         ("a", ["a"]), ("a.b.c", ["a", "b", "c"]), ("`a.b`", ["`a", "b`"]), ("a`b", ["a`b"]),
@@ -150,7 +150,9 @@ struct FieldPathTests {
         ("`a\\", "Trailing escape character is not allowed."),
     ] as [(String, String)])
     func parseServerFormatErrors(_ text: String, _ why: String) {
-        expectFirestoreError(.invalidArgument, containing: ["Invalid field path: \(text).", why]) {
+        // The official emulator's texts (`why` says what is wrong, for the reader of this test).
+        let expected = text.isEmpty ? "Invalid empty property path string." : "Invalid property path \"\(text)\". Unquoted property paths must match regex"
+        expectFirestoreError(.invalidArgument, containing: [expected]) {
             try FieldPath.parseServerFormat(text)
         }
     }
@@ -167,7 +169,7 @@ struct FieldPathTests {
         #expect(path.dotted == segments.joined(separator: "."))
     }
 
-    // semantics §4: written names non-empty, not `__x__`, ≤ 1,500 bytes (name and path).
+    // docs/semantics.md#field-paths: written names non-empty, not `__x__`, ≤ 1,500 bytes (name and path).
     @Test("validateForWrite")
     func validateForWrite() throws {
         try FieldPath(["a", "b"]).validateForWrite()

@@ -1,8 +1,18 @@
 import Testing
 @testable import HearthRules
 
-/// Operators and their error semantics (rules-language.md §6, §21.1, §21.7, §21.8).
+/// Operators and their error semantics (docs/rules-language.md#errors-and-truthiness, #precedence, #operators).
 @Suite struct OperatorTests {
+    @Test func isSharesEqualitysPrecedenceLeftToRight() throws {
+        // As the official emulator parses them (probed): `('a' is string) == true`, and
+        // `((1 is int) == 'x') is string`, which is false.
+        #expect(holds("'a' is string == true"))
+        #expect(try outcome("1 is int == 'x' is string") == .notGranted)
+        #expect(holds("1 < 2 is bool"))
+        // An unknown name is a null value error when read.
+        #expect(try outcome("nope == 1") == .error("Null value error."))
+    }
+
     @Test func arithmetic() {
         #expect(holds("1 + 2 == 3 && 7 - 10 == -3 && 3 * 4 == 12"))
         #expect(holds("10 / 4 == 2 && -7 / 2 == -3 && 10 % 3 == 1 && -7 % 2 == -1"))
@@ -13,7 +23,7 @@ import Testing
         #expect(errors("9223372036854775807 + 1 > 0"))
         #expect(errors("9223372036854775807 * 2 > 0"))
         #expect(holds("-9223372036854775807 - 1 < 0"))
-        #expect(holds("1.0 / 0 > 1000000.0"))            // +Inf, not an error (§21.7)
+        #expect(holds("1.0 / 0 > 1000000.0"))            // +Inf, not an error (docs/rules-language.md#operators)
         #expect(holds("math.isNaN(0.0 / 0.0)"))
         #expect(!holds("(0.0 / 0.0) == (0.0 / 0.0)"))
         #expect(errors("'a' + 1 == 'a1'"))
@@ -54,7 +64,7 @@ import Testing
         #expect(errors("1 < 2 < 3"))
     }
 
-    /// §6.2: errors propagate except where && / || / ?: absorb them.
+    /// docs/rules-language.md#errors-and-truthiness: errors propagate except where && / || / ?: absorb them.
     @Test func errorAbsorption() throws {
         #expect(holds("(1 / 0 == 1) || true"))
         #expect(try outcome("(1 / 0 == 1) && false") == .notGranted)
@@ -88,7 +98,7 @@ import Testing
         #expect(holds("[1] is list && {'a': 1} is map && b'a' is bytes && path('a/b') is path"))
         #expect(holds("request.time is timestamp && duration.value(1, 's') is duration && latlng.value(1, 2) is latlng"))
         #expect(holds("{'a': 1}.diff({}) is map_diff"))
-        #expect(!holds("[1].toSet() is set"))         // §21.10
+        #expect(!holds("[1].toSet() is set"))         // docs/rules-language.md#operators
         #expect(!holds("[1].toSet() is list"))
         #expect(!holds("null is string"))
         #expect(errors("{'a': 1}.b is string"))        // the operand is evaluated first

@@ -9,7 +9,7 @@ import Testing
 /// errors reach the caller as INVALID_ARGUMENT naming the field and offset, with bounded nesting.
 @Suite struct ProtoMessageWireTests {
     @Test func specReferenceBytes() throws {
-        // wire-protocol §4: oneof members are encoded even when default.
+        // docs/protocol.md#protobuf-encoding: oneof members are encoded even when default.
         #expect(ValueMessage.serialize(.null) == [0x58, 0x00])
         #expect(ValueMessage.serialize(.boolean(false)) == [0x08, 0x00])
         #expect(ValueMessage.serialize(.integer(0)) == [0x10, 0x00])

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// `FirestoreErrorCode` as app code matches it (swift-api.md §0.1 item 6, §14), and the
-/// server-side validation errors writes can fail with (semantics §4, §15, §20).
+/// `FirestoreErrorCode` as app code matches it (docs/embedded-api.md#linux-and-apple-platforms item 6, #errors), and the
+/// server-side validation errors writes can fail with (docs/semantics.md#field-paths, #document-size-and-limits, #error-codes).
 @Suite struct ErrorTests {
     private func notFoundError() async -> Error? {
         let ref = apiDB().document("users/nobody")
@@ -139,7 +139,7 @@ import Testing
 
         let huge = await apiError { try await db.document("c/e").setData(["big": Data(count: 2_000_000)]) }
         #expect(huge?.code == FirestoreErrorCode.invalidArgument.rawValue)
-        #expect(huge?.localizedDescription == "Document '\(apiDocumentsPrefix)c/e' cannot be written because its size (2,000,056 bytes) exceeds the maximum allowed size of 1,048,576 bytes.")
+        #expect(huge?.localizedDescription == "The value of property \"big\" is longer than 1048487 bytes.")
         #expect(try await db.document("c/e").getDocument().exists == false)
     }
 
