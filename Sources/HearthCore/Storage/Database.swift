@@ -120,7 +120,7 @@ public final class Database: Sendable {
         }
         if readTime < floor {
             throw FirestoreError(.failedPrecondition,
-                "The requested snapshot version is too old. The read time \(readTime.rfc3339) is older than the oldest retained version (\(floor.rfc3339)); past versions are kept within \(historyBudget.limit >> 20) MiB.")
+                "The requested snapshot version is too old. The read time \(readTime.rfc3339) is older than the oldest retained version (\(floor.rfc3339)); past versions are kept within \(historyBudget.limitDescription).")
         }
         return s
     }
