@@ -21,6 +21,9 @@ let package = Package(
         .target(name: "Hearth", dependencies: ["HearthCore", "HearthRules"]),
         .target(name: "FirebaseFirestore", dependencies: ["Hearth"]),
         .target(name: "HearthRules", dependencies: ["HearthCore"]),
+        // A seeded generator whose numbers are the same everywhere: the benchmark workload
+        // and the randomised tests reproduce from their seeds.
+        .target(name: "SeededRandom"),
         // The server by layer: transport (sockets, HTTP/1.1, HTTP/2) below gRPC (framing,
         // calls, the protobuf wire codec) below the Firestore service (REST, gRPC handlers).
         // epoll's declarations, which Glibc's Swift module leaves out (a header, no code).
@@ -31,14 +34,14 @@ let package = Package(
         .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC"],
                 resources: [.embedInCode("Console/UI")]),
         .executableTarget(name: "hearth", dependencies: ["Hearth", "HearthCore", "HearthRules", "HearthServer", "HearthTransport"]),
-        .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer", "HearthGRPC"]),
-        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], exclude: ["Export/Fixtures"]),
+        .executableTarget(name: "hearth-bench", dependencies: ["FirebaseFirestore", "HearthCore", "HearthRules", "HearthServer", "HearthGRPC", "SeededRandom"]),
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "SeededRandom"], exclude: ["Export/Fixtures"]),
         .testTarget(name: "HearthTests", dependencies: ["Hearth", "HearthCore"]),
         .testTarget(name: "ScenarioTests", dependencies: ["FirebaseFirestore"]),
-        .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
-        .testTarget(name: "HearthTransportTests", dependencies: ["HearthTransport"]),
+        .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore", "SeededRandom"]),
+        .testTarget(name: "HearthTransportTests", dependencies: ["HearthTransport", "SeededRandom"]),
         .testTarget(name: "HearthGRPCTests", dependencies: ["HearthGRPC", "HearthTransport"]),
-        .testTarget(name: "HearthServerTests", dependencies: ["HearthServer", "HearthGRPC", "HearthTransport", "HearthCore"]),
+        .testTarget(name: "HearthServerTests", dependencies: ["HearthServer", "HearthGRPC", "HearthTransport", "HearthCore", "SeededRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,7 +23,7 @@
 /// program.evaluateBatch([RulesWrite(path: p, newData: fieldsAfterWrite /* nil = delete */)],
 ///                       auth: auth, time: now, data: store).allowed
 ///
-/// // A query (`list`): proved from its constraints, never by reading documents (§15).
+/// // A query (`list`): proved from its constraints, never by reading documents (docs/rules-language.md#list-queries).
 /// program.allowsQuery(structuredQuery, auth: auth, time: now, data: store).allowed
 /// ```
 ///
@@ -40,7 +40,7 @@
 /// - `RulesAuth.mockUser(uid:projectID:claims:)` builds the claims of an emulator
 ///   mock-user token; `RulesAuth(uid:token:)` takes any claims.
 /// - Every verdict follows the official emulator where it differs from the docs
-///   (rules-language.md §21); `Tests/RulesCorpus` pins them down case by case.
+///   (docs/rules-language.md, the points marked "observed"); `Tests/RulesCorpus` pins them down case by case.
 import HearthCore
 
 public final class RulesProgram: Sendable {
@@ -287,7 +287,7 @@ public final class RulesProgram: Sendable {
     }
 
     /// The allows covering a `list` of this query, with their wildcard bindings; the
-    /// document segment is unknown (its wildcard reads as null, §21.19).
+    /// document segment is unknown (its wildcard reads as null, docs/rules-language.md#list-queries).
     private func applicableAllows(method: RulesMethod, database: String, query: StructuredQuery) -> [(AllowStatement, [String: RulesValue])] {
         let prefix: [String?] = ["databases", database, "documents"] + query.parent.segments.map { Optional($0) }
         var out: [(AllowStatement, [String: RulesValue])] = []

@@ -57,7 +57,8 @@ struct RequestHandler: Sendable {
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         var response: HTTPResponse
-        if request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
+        // While no console watches, the atomic load of `isObserved` is all this costs.
+        if state.requestLog.isObserved, request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
             .rest, method: request.method, path: PercentDecoding.decode(request.path) ?? String(request.path),
             authorization: request.header("authorization")) {
             response = RequestTrace.$current.withValue(trace) { respond(request, stop: stop) }

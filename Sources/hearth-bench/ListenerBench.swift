@@ -1,7 +1,8 @@
 import FirebaseFirestore
 import Foundation
+import SeededRandom
 
-/// Listener workloads (issue 4), on private callback queues so delivery is measured rather
+/// Listener workloads, on private callback queues so delivery is measured rather
 /// than the main run loop:
 /// - l_eq_commit: 1,000 query listeners with different equality filters on a
 ///   10,000-document collection; time from a commit changing one document until every
@@ -105,12 +106,12 @@ func listenerBench() async throws -> [Measurement] {
                     existing.append(next)
                     next += 1
                 case 1: // delete
-                    let i = Int(rng.below(UInt64(existing.count)))
+                    let i = rng.below(existing.count)
                     try await c.document(Workload.id(existing[i])).delete()
                     existing.swapAt(i, existing.count - 1)
                     existing.removeLast()
                 default: // update
-                    let id = existing[Int(rng.below(UInt64(existing.count)))]
+                    let id = existing[rng.below(existing.count)]
                     try await c.document(Workload.id(id)).updateData(["v": -w - 1])
                 }
             }

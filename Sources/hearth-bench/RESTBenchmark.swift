@@ -1,4 +1,4 @@
-// `hearth-bench --rest`: the emulator server over loopback (issue 7): start-up time to the
+// `hearth-bench --rest`: the emulator server over loopback: start-up time to the
 // first answered connection, and REST point gets with 8 keep-alive connections.
 import Foundation
 import Synchronization

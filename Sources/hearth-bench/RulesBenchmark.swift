@@ -1,4 +1,4 @@
-// Rules engine figures (issue 5): evaluating a typical owner check with one get() (target
+// Rules engine figures: evaluating a typical owner check with one get() (target
 // < 5 µs) and compiling a 500-line rules file (target < 10 ms). Run with
 // `swift run -c release hearth-bench --rules`.
 import Foundation

@@ -1,22 +1,6 @@
 import FirebaseFirestore
 import Foundation
-
-/// SplitMix64, exactly as ../shared/bench/WORKLOAD.md specifies (shared with peers_bench.py).
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state = state &+ 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: UInt64) -> UInt64 { next() % n }
-}
+import SeededRandom
 
 /// The workload's documents and parameter streams, generated before any timer starts.
 struct Workload {
@@ -38,7 +22,7 @@ struct Workload {
         var docs = SplitMix64(seed: seed)
         documents = (0..<n).map { i in Self.document(i, &docs) }
         var g = SplitMix64(seed: seed + 1)
-        gets = (0..<n).map { _ in Int(g.below(UInt64(n))) }
+        gets = (0..<n).map { _ in g.below(n) }
         equalityCategories = (0..<200).map { Self.category($0 % 100) }
         var inc = SplitMix64(seed: seed + 4)
         increments = (0..<n).map { _ in Int(inc.below(100)) }
@@ -55,7 +39,7 @@ struct Workload {
 
     static func category(_ c: Int) -> String { String(format: "cat-%02d", c) }
 
-    /// Exactly 11 draws per document, in the order of WORKLOAD.md's table.
+    /// Exactly 11 draws per document, in the order of docs/benchmark-workload.md's table.
     static func document(_ i: Int, _ r: inout SplitMix64) -> [String: Any] {
         let category = String(format: "cat-%02d", Int(r.below(100)))
         let score = Int(r.below(1_000_000))

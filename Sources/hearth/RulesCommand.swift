@@ -1,6 +1,7 @@
-// `hearth rules check` and `hearth rules test` (DESIGN.md, "Rules test cases").
+// `hearth rules check` and `hearth rules test` (docs/formats.md#rules-test-cases).
 import Foundation
 import HearthRules
+import HearthCore
 
 enum RulesCommand {
     static func printError(_ s: String) {
@@ -66,7 +67,7 @@ enum RulesCommand {
             if coveragePath.hasSuffix(".html") {
                 text = CoverageReport.htmlPage(reports)
             } else {
-                text = "[\n" + reports.map { $0.json() }.joined(separator: ",\n") + "]\n"
+                text = String(decoding: JSON.array(reports.map(\.jsonValue)).prettyBytes, as: UTF8.self)
             }
             do { try text.write(toFile: coveragePath, atomically: true, encoding: .utf8) }
             catch { printError("cannot write \(coveragePath): \(error)"); return 1 }

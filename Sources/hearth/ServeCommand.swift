@@ -1,4 +1,4 @@
-// `hearth serve`: the emulator process (issue 7).
+// `hearth serve`: the emulator process.
 import Foundation
 import HearthCore
 import HearthServer
@@ -36,7 +36,7 @@ enum ServeCommand {
                         at DIR, replacing the old one only once the new one is complete
           --config      firebase.json: its firestore rules and indexes (per database in the
                         list form) and emulators.firestore host and port
-          --seed        Hearth JSON documents (DESIGN.md) to load at start-up
+          --seed        Hearth JSON documents (docs/formats.md) to load at start-up
           --indexes     firestore.indexes.json declaring composite indexes
           --index-mode  what a query missing a composite index does
           --ready-file  write host:port to PATH once listening

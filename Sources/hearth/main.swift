@@ -11,7 +11,7 @@ let usage = """
       import PATH [--address H:P | --data-dir D] load an export or Hearth JSON
       rules check FILE…                       compile rules; print FILE:LINE:COL diagnostics
       rules test CASES.json… [--coverage FILE.json|FILE.html]
-                                              run rules test cases (see DESIGN.md)
+                                              run rules test cases (docs/formats.md)
       help           print this message
 
     The embedded engine is available today as a library: `import FirebaseFirestore`

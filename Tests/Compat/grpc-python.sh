@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The official Python client (google-cloud-firestore, pinned, gRPC transport) against
-# `hearth serve` (issue 8): the venv of python-venv.bash, the server on an ephemeral port,
+# `hearth serve`: the venv of python-venv.bash, the server on an ephemeral port,
 # then grpc_client_check.py with FIRESTORE_EMULATOR_HOST set (on_snapshot watches included).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

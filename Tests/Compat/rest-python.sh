@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The official Python client's REST transport against `hearth serve` (issue 7): a venv with
+# The official Python client's REST transport against `hearth serve`: a venv with
 # pinned google-cloud-firestore from PyPI, the server on an ephemeral port, then
 # rest_client_check.py (GAPIC FirestoreClient + FirestoreRestTransport) and, where the
 # official emulator is installed (gcloud), rest_compare.py on both servers.

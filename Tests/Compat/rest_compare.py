@@ -1,6 +1,6 @@
 """Sends the same plain REST requests to hearth serve and the official emulator and compares
 the HTTP status and the shape of the answers (documents' fields, error status names).
-Points where the official emulator is known to differ (wire-protocol.md §14) are not sent.
+Points where the official emulator is known to differ (docs/protocol.md#observed-on-the-official-emulator) are not sent.
 Usage: rest_compare.py HEARTH_HOST OFFICIAL_HOST"""
 import json
 import sys

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The official Python client's own system tests (google-cloud-firestore 2.23.0, tests/system
-# from its PyPI sdist, unchanged) against `hearth serve` over gRPC, as
-# ../shared/reference/compat-suite.md describes (issue 8). system-tests/conftest.py is copied
+# from its PyPI sdist, unchanged) against `hearth serve` over gRPC. system-tests/conftest.py is copied
 # next to them: it turns the pipeline cross-check into a no-op, un-skips the vector-search
 # tests (seeding their documents) and the "stretch" tests the official emulator fails
 # (update preconditions and messages, get_all streaming order, PartitionQuery).

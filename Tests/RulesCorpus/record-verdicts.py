@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Records expected verdicts for the rules corpus from the official Firestore emulator.
 
-For each <name>.cases.json (DESIGN.md format) this loads the rules into a running emulator,
-runs every case as an unsigned mock-user request over REST (wire-protocol.md §10) and
+For each <name>.cases.json (docs/formats.md#rules-test-cases) this loads the rules into a running emulator,
+runs every case as an unsigned mock-user request over REST (docs/protocol.md#auth) and
 rewrites the file with each case's "expect" set to what the emulator answered (a new case
 may omit "expect"). Start the emulator with
 `gcloud emulators firestore start --host-port=127.0.0.1:PORT`, then

@@ -19,7 +19,7 @@ public final class CollectionReference: Query, @unchecked Sendable {
     /// A new document with a random 20-character ID.
     @discardableResult
     public func document() -> DocumentReference {
-        document(Self.autoID())
+        document(AutoID.generate())
     }
 
     /// The document at a relative path (`"b"` or `"b/sub/c"`).
@@ -56,20 +56,5 @@ public final class CollectionReference: Query, @unchecked Sendable {
         let ref = document()
         try await ref.setData(data)
         return ref
-    }
-
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
-
-    /// 20 characters from [A-Za-z0-9], cryptographically random (semantics §14).
-    static func autoID() -> String {
-        var g = SystemRandomNumberGenerator()
-        var bytes = [UInt8](repeating: 0, count: 20)
-        for i in 0..<20 {
-            // Rejection sampling keeps the distribution uniform over 62 characters.
-            var r: UInt8
-            repeat { r = UInt8.random(in: 0...255, using: &g) } while r >= 248
-            bytes[i] = alphabet[Int(r % 62)]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

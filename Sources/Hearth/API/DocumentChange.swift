@@ -8,7 +8,7 @@ public enum DocumentChangeType: Int, Sendable {
 /// One change between two snapshots of a query, with the SDK's positions: `oldIndex` in the
 /// previous result (`UInt(NSNotFound)` for `.added`), `newIndex` in the new one
 /// (`UInt(NSNotFound)` for `.removed`), counted as the changes are applied one by one in the
-/// order they are listed (semantics §19).
+/// order they are listed (docs/semantics.md#listeners).
 public final class DocumentChange: @unchecked Sendable, Hashable, CustomStringConvertible {
     public let type: DocumentChangeType
     /// The document after the change (for `.removed`, as it was before).

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// Snapshot listeners on one document (semantics §19). Delivery is asynchronous, on
+/// Snapshot listeners on one document (docs/semantics.md#listeners). Delivery is asynchronous, on
 /// `settings.dispatchQueue`: first the document now (`exists == false` when it is missing),
 /// then one snapshot for each commit that changes it. This instance's own writes arrive
 /// first as they are issued, with `metadata.hasPendingWrites == true`, then as committed

@@ -20,7 +20,7 @@ extension HearthCore.ManualClock {
     public func set(_ time: Timestamp) { set(time.core) }
 }
 
-/// Hearth's additions to the SDK surface (DESIGN.md § The embedded API beyond the SDK).
+/// Hearth's additions to the SDK surface (docs/embedded-api.md#hearths-additions).
 extension Firestore {
     /// A fresh, isolated, empty database (admin access, like the server SDKs), for tests.
     /// - Parameters:
@@ -35,13 +35,33 @@ extension Firestore {
                                            indexes: indexes, indexMode: indexMode))
     }
 
+    /// A database kept in `directory` (created if needed): it survives the process. Every
+    /// write is on disk before it completes (synced; concurrent writers share syncs), and
+    /// opening the directory again — in a later process — brings back every document with
+    /// its create and update times. The directory holds every project and database opened
+    /// in it; a second process opening it is refused while this one has it open (instances
+    /// of this process share it). It stays open until every instance opened on it is
+    /// terminated or released. Damage the files cannot explain (anything but a write cut off
+    /// by a crash) throws, naming the file, the offset and what to do.
+    /// - Parameters: as for `inMemory`; `database` names a database other than `(default)`.
+    ///   Opening a database already open in this process returns an instance on the same
+    ///   engine database, with the clock and indexes it was first opened with.
+    public static func open(directory: String, projectID: String = defaultProjectID, database: String = DatabaseID.defaultDatabase,
+                            clock: (any HearthClock)? = nil, indexes: IndexConfiguration? = nil,
+                            indexMode: IndexMode? = nil) throws -> Firestore {
+        let lease = try DataDirectoryLease.acquire(directory)
+        let db = lease.store.database(DatabaseID(project: projectID, database: database), clock: clock ?? SystemClock(),
+                                      versionRetention: 0, indexes: indexes, indexMode: indexMode)
+        return Firestore(database: db, directory: lease)
+    }
+
     /// Runs `body` with `Firestore.firestore()` returning `db` (task-local), so app code
     /// that calls `Firestore.firestore()` itself can be tested in parallel.
     public static func withDefault<T>(_ db: Firestore, _ body: () async throws -> T) async rethrows -> T {
         try await $taskDefault.withValue(db) { try await body() }
     }
 
-    /// Writes every document of a Hearth JSON documents file (DESIGN.md: `{"users/alice":
+    /// Writes every document of a Hearth JSON documents file (docs/formats.md#hearth-json: `{"users/alice":
     /// {...}}` with `$timestamp`, `$reference`… tags) in one atomic commit, bypassing the
     /// rules — how tests and the emulator load `Seeds/<app>/documents.json`. Malformed input
     /// throws `FirestoreErrorCode.invalidArgument` naming what is wrong; nothing is written.

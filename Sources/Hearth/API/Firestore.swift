@@ -25,9 +25,14 @@ public final class Firestore: @unchecked Sendable {
     /// This instance's pending writes, cache and bundles.
     let local: LocalView
 
-    init(database: Database, access: AccessControl = .admin()) {
+    /// The data directory this instance's database lives in (`open(directory:)`), held
+    /// open until the instance is terminated or released.
+    let directory: DataDirectoryLease?
+
+    init(database: Database, access: AccessControl = .admin(), directory: DataDirectoryLease? = nil) {
         self.database = database
         self.access = access
+        self.directory = directory
         state = Mutex(InstanceState())
         local = LocalView(database: database)
     }
@@ -206,10 +211,14 @@ public final class Firestore: @unchecked Sendable {
     /// hands out a fresh instance over the same data.
     public func terminate(completion: ((Error?) -> Void)? = nil) {
         state.withLock { $0.terminated = true }
+        directory?.release()
         if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
-    public func terminate() async throws { state.withLock { $0.terminated = true } }
+    public func terminate() async throws {
+        state.withLock { $0.terminated = true }
+        directory?.release()
+    }
 
     /// Clears the instance's cache (what `source: .cache` reads, bundles and named queries
     /// included); the SDK's rule holds: the instance must be terminated (or unused).

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// Snapshot listeners on a query (semantics §19). Delivery is asynchronous, on
+/// Snapshot listeners on a query (docs/semantics.md#listeners). Delivery is asynchronous, on
 /// `settings.dispatchQueue`: first the whole result (every document `.added`), then one
 /// snapshot for each commit that changes the result — a batch or transaction is one
 /// snapshot — with `documentChanges` as the SDK computes them. The engine maintains the

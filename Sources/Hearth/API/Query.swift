@@ -39,36 +39,25 @@ struct QueryDefinition: Hashable, Sendable {
     /// Every field and unary filter, in the order they were added.
     var flattenedFilters: [QueryFilter] { filters.flatMap(\.leaves) }
 
-    /// Explicit order-bys, then the inequality fields not already ordered (sorted by field
-    /// path), then `__name__`; implicit entries take the last explicit direction
-    /// (semantics §7). Document cursors take their values in this order.
+    /// The engine's normalised order (docs/semantics.md#ordering): the explicit order-bys,
+    /// then the inequality fields, then `__name__`. Document cursors take their values in this
+    /// order.
     var normalizedOrderBy: [HearthCore.Ordering] {
-        var result = orderBy
-        var seen = Set(orderBy.map(\.field))
-        let descending = orderBy.last?.descending ?? false
-        let inequalityFields = Set(flattenedFilters.compactMap { leaf -> HearthCore.FieldPath? in
-            switch leaf {
-            case .field(let f, let op, _) where op.isInequality: f
-            case .unary(let f, .isNotNull), .unary(let f, .isNotNaN): f
-            default: nil
-            }
-        })
-        for f in inequalityFields.sorted() where !seen.contains(f) && !f.isDocumentName {
-            result.append(HearthCore.Ordering(f, descending: descending))
-            seen.insert(f)
+        NormalizedQuery.normalizedOrder(explicit: orderBy, filter: filter)
+    }
+
+    /// The where clauses as one filter (nil without any).
+    var filter: QueryFilter? {
+        switch filters.count {
+        case 0: nil
+        case 1: filters[0]
+        default: .composite(.and, filters)
         }
-        if !seen.contains(.documentName) { result.append(HearthCore.Ordering(.documentName, descending: descending)) }
-        return result
     }
 
     /// The query the engine runs. `limit(toLast:)` runs the normalised order reversed, with
     /// the cursors swapped; the caller reverses the results again.
     var structuredQuery: StructuredQuery {
-        let filter: QueryFilter? = switch filters.count {
-        case 0: nil
-        case 1: filters[0]
-        default: .composite(.and, filters)
-        }
         var q = StructuredQuery(parent: parent, collectionID: collectionID, allDescendants: allDescendants,
                                 filter: filter, orderBy: orderBy, startAt: startAt, endAt: endAt, limit: limit)
         if limitType == .last {
@@ -326,7 +315,7 @@ public class Query: @unchecked Sendable, Hashable {
     }
 
     /// The SDK's client-side operator rules, applied to the flattened filters of the whole
-    /// query (OR branches included), each new leaf against those before it (semantics §6).
+    /// query (OR branches included), each new leaf against those before it (docs/semantics.md#composite-filters-and-limits).
     private func validateNewFilter(_ filter: QueryFilter) throws(FirestoreError) {
         var existing = definition.flattenedFilters.map(Self.sdkOperator)
         for leaf in filter.leaves {

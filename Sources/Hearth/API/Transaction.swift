@@ -2,7 +2,7 @@ import Foundation
 import HearthCore
 
 /// The reads and writes of one transaction attempt, with the mobile SDK's optimistic model
-/// (semantics §13): reads record the version they saw; the commit carries preconditions
+/// (docs/semantics.md#transactions): reads record the version they saw; the commit carries preconditions
 /// asserting those versions, so any concurrent change fails it and the attempt is retried.
 public final class Transaction {
     let firestore: Firestore
@@ -161,7 +161,7 @@ extension Firestore {
         return try transactionAttempts(maxAttempts: 5, block: updateBlock).get()
     }
 
-    /// The retry loop (semantics §13): ABORTED, ALREADY_EXISTS and FAILED_PRECONDITION are
+    /// The retry loop (docs/semantics.md#transactions): ABORTED, ALREADY_EXISTS and FAILED_PRECONDITION are
     /// retried up to `maxAttempts` in total, with a short randomised backoff; other errors,
     /// and errors the block reports outside `FirestoreErrorDomain`, end it at once.
     func transactionAttempts(maxAttempts: Int, block: (Transaction, NSErrorPointer) -> Any?) -> Result<Any?, Error> {

@@ -2,19 +2,25 @@ import Foundation
 import HearthCore
 
 /// One result of a pipeline: the document it came from (when it is one) and its fields.
+/// The reference and times are made when read: most callers read only `data`.
 public struct PipelineResult: @unchecked Sendable {
-    public let ref: DocumentReference?
-    public let id: String?
-    public let createTime: Timestamp?
-    public let updateTime: Timestamp?
+    private let firestore: Firestore
+    private let name: ResourcePath?
+    private let created: HearthCore.Timestamp?
+    private let updated: HearthCore.Timestamp?
     /// The fields, as the SDK reads values (`NSNumber`, `Timestamp`, `[String: Any]`…).
     public let data: [String: Any]
 
+    public var ref: DocumentReference? { name.map { DocumentReference(firestore: firestore, path: $0) } }
+    public var id: String? { name?.lastSegment }
+    public var createTime: Timestamp? { created.map(Timestamp.init) }
+    public var updateTime: Timestamp? { updated.map(Timestamp.init) }
+
     init(row: PipelineRow, firestore: Firestore, writer: UserDataWriter) {
-        ref = row.name.map { DocumentReference(firestore: firestore, path: $0) }
-        id = row.name?.lastSegment
-        createTime = row.createTime.map(Timestamp.init)
-        updateTime = row.updateTime.map(Timestamp.init)
+        self.firestore = firestore
+        name = row.name
+        created = row.createTime
+        updated = row.updateTime
         // A stored document's fields convert once per version (the memo queries use too).
         data = row.document.map(writer.memoizedFields) ?? writer.fields(row.fields)
     }
@@ -31,7 +37,5 @@ public struct PipelineResult: @unchecked Sendable {
         return current
     }
 
-    public func get(_ field: Field) -> Any? {
-        get(field.fieldName)
-    }
+    public func get(_ field: Field) -> Any? { get(field.fieldName) }
 }

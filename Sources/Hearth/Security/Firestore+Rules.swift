@@ -5,7 +5,7 @@ import HearthRules
 /// A rules file that does not compile: every diagnostic as `file:line:col: error: message`.
 public typealias RulesCompileError = HearthRules.RulesCompileError
 
-/// Security rules in the embedded API (DESIGN.md § The embedded API beyond the SDK).
+/// Security rules in the embedded API (docs/embedded-api.md#hearths-additions).
 extension Firestore {
     /// Compiles `source` and makes it the rules of this database, for every view of it.
     /// The admin instance itself is never checked; `authenticated(uid:token:)` and

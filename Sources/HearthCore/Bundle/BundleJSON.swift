@@ -192,20 +192,7 @@ enum BundleJSON {
         }
         if let m = j["mapValue"] {
             guard case .object = m else { throw fail("mapValue is not a valid object") }
-            let map = try fields(m["fields"], database: database)
-            // The vector encoding, as production stores it.
-            if map.count == 2, case .string("__vector__")? = map["__type__"], case .array(let items)? = map["value"] {
-                var ds: [Double] = []
-                for item in items {
-                    switch item {
-                    case .double(let d): ds.append(d)
-                    case .integer(let i): ds.append(Double(i))
-                    default: return .map(map)
-                    }
-                }
-                return .vector(ds)
-            }
-            return .map(map)
+            return try Value.vectorOrMap(try fields(m["fields"], database: database))
         }
         throw fail("Failed to decode value, no type is recognized")
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Hearth JSON (DESIGN.md § Hearth JSON): the human format of seed files, rules test cases
+/// Hearth JSON (docs/formats.md#hearth-json): the human format of seed files, rules test cases
 /// and exports. Plain JSON maps to Firestore values (a number without fraction or exponent is
 /// an integer — full int64 — otherwise a double); tagged single-key objects carry the other
 /// types: `$timestamp`, `$double`, `$bytes`, `$reference`, `$geopoint`, `$vector`, and `$map`

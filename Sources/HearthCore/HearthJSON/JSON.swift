@@ -94,6 +94,14 @@ public indirect enum JSON: Sendable, Equatable {
         return out
     }
 
+    /// The serialisation with two-space indentation, without a final newline (a snippet
+    /// quoted in a message).
+    public var prettyText: String {
+        var out: [UInt8] = []
+        writePretty(into: &out, indent: 0)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private func writePretty(into out: inout [UInt8], indent: Int) {
         func newline(_ level: Int) {
             out.append(10)

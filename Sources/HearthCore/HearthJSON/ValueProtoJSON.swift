@@ -27,8 +27,7 @@ extension Value {
         case .map(let m):
             return .object([("mapValue", m.isEmpty ? .object([]) : .object([("fields", m.protoJSON)]))])
         case .vector(let v):
-            let array: JSON = .object([("arrayValue", v.isEmpty ? .object([]) : .object([("values", .array(v.map { .object([("doubleValue", Self.protoJSON($0))]) }))]))])
-            return .object([("mapValue", .object([("fields", .object([("__type__", .object([("stringValue", .string("__vector__"))])), ("value", array)]))]))])
+            return .object([("mapValue", .object([("fields", Value.vectorFields(v).protoJSON)]))])
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The content of a `firestore.indexes.json` file (Firebase CLI format, semantics §22): the
+/// The content of a `firestore.indexes.json` file (Firebase CLI format, docs/semantics.md#index-requirements): the
 /// declared composite indexes and the single-field index overrides (exemptions).
 ///
 /// Parsing accepts the current format (`order` / `arrayConfig` / `vectorConfig`), the legacy
@@ -112,11 +112,11 @@ extension IndexConfiguration {
     /// - Throws: INVALID_ARGUMENT naming the offending location, e.g.
     ///   `indexes[2].fields[0]: expected exactly one of "order", "arrayConfig" or "vectorConfig"`.
     public init(json: Data) throws(FirestoreError) {
-        let root: Any
+        let root: JSON
         do {
-            root = try JSONSerialization.jsonObject(with: json)
+            root = try JSON.parse(Array(json))
         } catch {
-            throw .invalidArgument("firestore.indexes.json is not valid JSON: \(error.localizedDescription)")
+            throw .invalidArgument("firestore.indexes.json is not valid JSON: \(error.message) at byte \(error.offset).")
         }
         let file = try JSONObject(root, at: "")
         try file.checkKeys(["indexes", "fieldOverrides"])
@@ -165,7 +165,7 @@ extension IndexConfiguration {
         let path = try parsePath(obj, allowWildcard: true)
         var ttl = false
         if let value = obj.fields["ttl"] {
-            guard let b = value as? Bool else { throw obj.error("ttl", "expected true or false, got \(describe(value))") }
+            guard case .bool(let b) = value else { throw obj.error("ttl", "expected true or false, got \(describe(value))") }
             ttl = b
         }
         var entries: [FieldOverride.Entry] = []
@@ -237,11 +237,11 @@ extension IndexConfiguration {
             let config = try JSONObject(obj.fields["vectorConfig"], at: "\(obj.location).vectorConfig")
             try config.checkKeys(["dimension", "flat"])
             guard let value = config.fields["dimension"] else { throw config.error("dimension", "missing") }
-            guard let n = value as? Int, n > 0 else {
+            guard case .number(let text) = value, let n = Int(text), n > 0 else {
                 throw config.error("dimension", "expected a positive integer, got \(describe(value))")
             }
-            if let flat = config.fields["flat"], !(flat is [String: Any]) {
-                throw config.error("flat", "expected an object, got \(describe(flat))")
+            if let flat = config.fields["flat"] {
+                guard case .object = flat else { throw config.error("flat", "expected an object, got \(describe(flat))") }
             }
             return .vector(dimension: n)
         }
@@ -262,29 +262,31 @@ extension IndexConfiguration {
         fields.count > 1 ? withoutImpliedName(fields) : fields
     }
 
-    fileprivate static func describe(_ value: Any) -> String {
+    fileprivate static func describe(_ value: JSON) -> String {
         switch value {
-        case let s as String: "\"\(s)\""
-        case is [Any]: "an array"
-        case is [String: Any]: "an object"
-        case is NSNull: "null"
-        default: "\(value)"
+        case .string(let s): "\"\(s)\""
+        case .array: "an array"
+        case .object: "an object"
+        case .null: "null"
+        case .bool(let b): "\(b)"
+        case .number(let n): n
         }
     }
 }
 
 /// A JSON object being read, with its location (`indexes[2].fields[0]`) for messages.
 private struct JSONObject {
-    let fields: [String: Any]
+    /// The members by name (a repeated name: the last one).
+    let fields: [String: JSON]
     let location: String
 
-    init(_ value: Any?, at location: String) throws(FirestoreError) {
+    init(_ value: JSON?, at location: String) throws(FirestoreError) {
         self.location = location
-        guard let dict = value as? [String: Any] else {
+        guard case .object(let members)? = value else {
             let what = value.map(IndexConfiguration.describe) ?? "nothing"
             throw .invalidArgument("\(location.isEmpty ? "firestore.indexes.json" : location): expected an object, got \(what)")
         }
-        fields = dict
+        fields = Dictionary(members, uniquingKeysWith: { _, last in last })
     }
 
     func error(_ key: String, _ message: String) -> FirestoreError {
@@ -304,18 +306,18 @@ private struct JSONObject {
 
     func string(_ key: String) throws(FirestoreError) -> String {
         guard let value = fields[key] else { throw error(key, "missing") }
-        guard let s = value as? String else { throw error(key, "expected a string, got \(IndexConfiguration.describe(value))") }
+        guard case .string(let s) = value else { throw error(key, "expected a string, got \(IndexConfiguration.describe(value))") }
         return s
     }
 
-    func array(_ key: String) throws(FirestoreError) -> [Any] { try array(key, required: true)! }
+    func array(_ key: String) throws(FirestoreError) -> [JSON] { try array(key, required: true)! }
 
-    func array(_ key: String, required: Bool) throws(FirestoreError) -> [Any]? {
+    func array(_ key: String, required: Bool) throws(FirestoreError) -> [JSON]? {
         guard let value = fields[key] else {
             if required { throw error(key, "missing") }
             return nil
         }
-        guard let a = value as? [Any] else { throw error(key, "expected an array, got \(IndexConfiguration.describe(value))") }
+        guard case .array(let a) = value else { throw error(key, "expected an array, got \(IndexConfiguration.describe(value))") }
         return a
     }
 }
@@ -328,20 +330,20 @@ extension IndexConfiguration {
     /// `fields`; `fieldPath` then the mode), entries in their stored order, `__name__` only
     /// where it differs from the implied direction, `ttl` only when true.
     public var json: Data {
-        let root = JSONNode.object([
+        let root = JSON.object([
             ("indexes", .array(indexes.map(Self.node(for:)))),
             ("fieldOverrides", .array(fieldOverrides.map(Self.node(for:)))),
         ])
-        return Data((root.rendered(indent: "") + "\n").utf8)
+        return Data(root.prettyBytes)
     }
 
     /// One `indexes` entry of the file, pretty-printed (used in missing-index messages).
-    static func jsonText(of index: IndexDefinition) -> String { node(for: index).rendered(indent: "") }
+    static func jsonText(of index: IndexDefinition) -> String { node(for: index).prettyText }
 
     /// One `fieldOverrides` entry of the file, pretty-printed.
-    static func jsonText(of override: FieldOverride) -> String { node(for: override).rendered(indent: "") }
+    static func jsonText(of override: FieldOverride) -> String { node(for: override).prettyText }
 
-    private static func node(for index: IndexDefinition) -> JSONNode {
+    private static func node(for index: IndexDefinition) -> JSON {
         .object([
             ("collectionGroup", .string(index.collectionGroup)),
             ("queryScope", .string(index.scope.rawValue)),
@@ -351,8 +353,8 @@ extension IndexConfiguration {
         ])
     }
 
-    private static func node(for o: FieldOverride) -> JSONNode {
-        var members: [(String, JSONNode)] = [
+    private static func node(for o: FieldOverride) -> JSON {
+        var members: [(String, JSON)] = [
             ("collectionGroup", .string(o.collectionGroup)),
             ("fieldPath", .string(o.fieldPath?.serverFormat ?? "*")),
         ]
@@ -363,50 +365,12 @@ extension IndexConfiguration {
         return .object(members)
     }
 
-    private static func mode(_ kind: IndexDefinition.Kind) -> (String, JSONNode) {
+    private static func mode(_ kind: IndexDefinition.Kind) -> (String, JSON) {
         switch kind {
         case .ascending: ("order", .string("ASCENDING"))
         case .descending: ("order", .string("DESCENDING"))
         case .contains: ("arrayConfig", .string("CONTAINS"))
         case .vector(let d): ("vectorConfig", .object([("dimension", .int(d)), ("flat", .object([]))]))
         }
-    }
-}
-
-/// A JSON value with ordered object members (JSONSerialization can only sort keys, not keep
-/// the CLI's order).
-private indirect enum JSONNode {
-    case string(String), int(Int), bool(Bool), array([JSONNode]), object([(String, JSONNode)])
-
-    func rendered(indent: String) -> String {
-        let inner = indent + "  "
-        switch self {
-        case .string(let s): return Self.quoted(s)
-        case .int(let n): return String(n)
-        case .bool(let b): return b ? "true" : "false"
-        case .array(let items):
-            if items.isEmpty { return "[]" }
-            return "[\n" + items.map { inner + $0.rendered(indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
-        case .object(let members):
-            if members.isEmpty { return "{}" }
-            return "{\n" + members.map { inner + Self.quoted($0.0) + ": " + $0.1.rendered(indent: inner) }
-                .joined(separator: ",\n") + "\n\(indent)}"
-        }
-    }
-
-    private static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

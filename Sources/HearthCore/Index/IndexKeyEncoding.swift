@@ -1,7 +1,7 @@
 import Foundation
 
 /// An order-preserving, prefix-free byte encoding of values: for any two values,
-/// `memcmp` of their encodings orders them exactly as `Value.compare` (§2) does, and equal
+/// `memcmp` of their encodings orders them exactly as `Value.compare` (docs/semantics.md#value-order) does, and equal
 /// values (`1` and `1.0`, `-0.0` and `0.0`) encode identically. Index entries are built
 /// from these encodings, so index scans are byte-range scans of a sorted map.
 ///

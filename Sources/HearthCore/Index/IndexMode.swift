@@ -1,5 +1,5 @@
 /// What the engine does when a query needs an index that production would not have
-/// (semantics §22). Hearth itself can serve every query; the mode only decides whether the
+/// (docs/semantics.md#index-requirements). Hearth itself can serve every query; the mode only decides whether the
 /// missing index is reported, so tests catch queries that would fail once deployed.
 public enum IndexMode: Sendable, Hashable {
     /// Fail the query with FAILED_PRECONDITION, production's "The query requires an index…"

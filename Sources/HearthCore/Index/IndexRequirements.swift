@@ -2,8 +2,8 @@ import Foundation
 
 /// Decides whether production Firestore could serve a query with the indexes it would have
 /// (automatic single-field indexes as changed by field overrides, plus declared composite
-/// indexes), and if not, which index it would ask for (semantics §22, a conservative model of
-/// a planner that is not public [A16]).
+/// indexes), and if not, which index it would ask for (docs/semantics.md#index-requirements, a conservative model of
+/// a planner that is not public: docs/semantics.md#open-points, A16).
 ///
 /// Each disjunct of the query's DNF is analysed on its own with the query's normalised order:
 /// - no ordered field other than `__name__` (rules 1, 3): the single-field index of every
@@ -171,7 +171,7 @@ extension IndexRequirements {
     ///   implicit `__name__` appended), then the index's JSON entry.
     /// - Single-field index (one non-vector field: a disabled field or a collection-group
     ///   scope override): `create_exemption=` with a `google.firestore.admin.v1.Field`
-    ///   (`…/collectionGroups/<cg>/fields/<path>` and that one index) [A15], then the field
+    ///   (`…/collectionGroups/<cg>/fields/<path>` and that one index; docs/semantics.md#open-points, A15), then the field
     ///   override to declare (the field's current indexes from `configuration` plus the
     ///   needed one, since an override replaces the automatic indexes).
     /// - Vector index: production's "Missing vector index configuration" text with the gcloud

@@ -60,7 +60,7 @@ public struct ViewSnapshot: Sendable {
     }
 
     /// The changes with their `oldIndex`/`newIndex`, computed exactly as the SDK does
-    /// (semantics §19): the changes are applied one by one, in order, to the previous
+    /// (docs/semantics.md#listeners): the changes are applied one by one, in order, to the previous
     /// result; a removal's `oldIndex` is its position before it is removed, an addition's
     /// `newIndex` its position after it is inserted, and a modification is a removal and
     /// an insertion. `presentedReversed`: the documents are shown in the opposite order

@@ -1,4 +1,4 @@
-/// Storage-size computation and the Standard edition's limits (semantics §15).
+/// Storage-size computation and the Standard edition's limits (docs/semantics.md#document-size-and-limits).
 public enum DocumentLimits {
     public static let maxDocumentSize = 1_048_576
     public static let maxNestingDepth = 20

@@ -36,7 +36,7 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Parses the client SDK's dotted form (`whereField`, `updateData` keys, `mergeFields`).
-    /// No quoting: backticks are ordinary characters (semantics §4).
+    /// No quoting: backticks are ordinary characters (docs/semantics.md#field-paths).
     public static func parseDotted(_ path: String) throws(FirestoreError) -> FieldPath {
         if path == "__name__" { return .documentName }
         // One pass over the bytes (the forbidden characters and '.' are ASCII, so they never
@@ -156,7 +156,7 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
         return a.segments.count < b.segments.count
     }
 
-    /// Rules for field names that are written (semantics §4, §15): non-empty, not
+    /// Rules for field names that are written (docs/semantics.md#field-paths, #document-size-and-limits): non-empty, not
     /// reserved `__x__`, at most 1,500 bytes each and in total.
     public func validateForWrite() throws(FirestoreError) {
         var total = 0

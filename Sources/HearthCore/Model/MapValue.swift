@@ -199,7 +199,7 @@ public struct MapValue: Sendable, Hashable, Sequence, CustomStringConvertible {
     }
 
     /// Sets the value at a nested path, creating intermediate maps and replacing non-map
-    /// intermediates (semantics §11).
+    /// intermediates (docs/semantics.md#writes).
     public mutating func setValue(_ value: Value, at path: FieldPath) {
         setValue(value, at: path.segments[...])
     }
@@ -301,23 +301,6 @@ extension Value {
         case .array(let a): return .array(a.map { $0.truncatingTimestamps() })
         default: return self
         }
-    }
-
-    /// What a `{__type__: "__vector__", value: [...]}` map means: a vector when its value is
-    /// a list of doubles, an error when the list holds anything else (the official emulator's
-    /// text), and the map itself when it is not shaped like a vector. Every decoder of
-    /// written values goes through here.
-    public static func vectorOrMap(_ fields: MapValue) throws(FirestoreError) -> Value {
-        guard fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] else {
-            return .map(fields)
-        }
-        var ds: [Double] = []
-        ds.reserveCapacity(items.count)
-        for item in items {
-            guard case .double(let d) = item else { throw .invalidArgument("Vector must only contain values of type 'double'") }
-            ds.append(d)
-        }
-        return .vector(ds)
     }
 }
 

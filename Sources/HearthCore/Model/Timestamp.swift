@@ -40,7 +40,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
     }
 
-    /// Truncated toward −∞ at the microsecond, as the server stores timestamps (semantics §1).
+    /// Truncated toward −∞ at the microsecond, as the server stores timestamps (docs/semantics.md#values).
     public var truncatedToMicroseconds: Timestamp {
         Timestamp(seconds: seconds, nanos: nanos - nanos % 1000)
     }

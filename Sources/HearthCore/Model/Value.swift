@@ -1,6 +1,6 @@
 import Foundation
 
-/// A Firestore value of any of the twelve types (semantics §1).
+/// A Firestore value of any of the twelve types (docs/semantics.md#values).
 ///
 /// `==` is *identity*: same type and same bits (so `1 != 1.0`, `NaN == NaN`, `-0.0 != 0.0`);
 /// that is what "did this write change the document" needs. Firestore's own equality
@@ -19,7 +19,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     case map(MapValue)
     case vector([Double])
 
-    /// The position of the value's type in the cross-type order (semantics §2).
+    /// The position of the value's type in the cross-type order (docs/semantics.md#value-order).
     public var typeOrder: Int {
         switch self {
         case .null: 0
@@ -168,7 +168,7 @@ public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `projects/p/databases/d/documents/c/id…`.
     public static func parse(_ name: String) throws(FirestoreError) -> DocumentName {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = ResourcePath.slashSeparated(name)
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
               !parts[1].isEmpty, !parts[3].isEmpty else {
             throw .invalidArgument("Invalid resource name: \"\(name)\"")

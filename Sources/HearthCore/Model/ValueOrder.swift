@@ -1,6 +1,6 @@
 import Foundation
 
-/// Firestore's total order of values and its equality (semantics §2–3).
+/// Firestore's total order of values and its equality (docs/semantics.md#value-order, #equality).
 extension Value {
     /// -1, 0 or 1 by the total order across and within types. NaN equals NaN and is the
     /// lowest number; integers and doubles compare exactly; `-0.0 == 0.0`; strings by UTF-8.
@@ -34,7 +34,7 @@ extension Value {
         }
     }
 
-    /// Production equality (semantics §3): the order's equality, except that NaN equals
+    /// Production equality (docs/semantics.md#equality): the order's equality, except that NaN equals
     /// nothing (NaN is matched only by the dedicated IS_NAN filter).
     public static func firestoreEquals(_ a: Value, _ b: Value) -> Bool {
         if containsNaN(a) || containsNaN(b) { return equalWithoutNaN(a, b) }

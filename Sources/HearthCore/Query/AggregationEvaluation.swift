@@ -1,4 +1,4 @@
-/// count / sum / average over a query's results (semantics §10).
+/// count / sum / average over a query's results (docs/semantics.md#aggregations).
 enum AggregationEvaluation {
     /// Production's cap on aggregations per request.
     static let maxAggregations = 5

@@ -1,5 +1,5 @@
 /// Whether a document satisfies a filter, operator by operator as production does
-/// (semantics §5): a missing field never matches; range filters are type-bracketed and
+/// (docs/semantics.md#filters): a missing field never matches; range filters are type-bracketed and
 /// never match NaN; `!=` and `not-in` exclude null; null and NaN are matched only by the
 /// unary filters.
 extension QueryFilter {

@@ -25,7 +25,7 @@ public final class NormalizedQuery: Sendable {
     public let startAt: Cursor?
     public let endAt: Cursor?
 
-    /// Production's limits (semantics §6).
+    /// Production's limits (docs/semantics.md#composite-filters-and-limits).
     public static let maxDisjunctions = 30
     public static let maxInValues = 30
     public static let maxNotInValues = 10
@@ -66,11 +66,7 @@ public final class NormalizedQuery: Sendable {
         try Self.checkOperatorCombinations(leaves, hasOr: filter.map(Self.containsOr) ?? false)
 
         // Normalised order.
-        var inequality: [FieldPath] = []
-        for leaf in leaves {
-            guard let f = leaf.field, Self.isInequality(leaf), !inequality.contains(f) else { continue }
-            inequality.append(f)
-        }
+        let inequality = Self.inequalityFields(leaves)
         if !inequality.isEmpty, !inequality.contains(where: \.isDocumentName), Self.topLevelConjuncts(filter).contains(where: {
             if case .field(let p, .equal, _) = $0 { return p.isDocumentName } else { return false }
         }) {
@@ -99,19 +95,8 @@ public final class NormalizedQuery: Sendable {
         if let key = query.orderBy.firstIndex(where: { $0.field.isDocumentName }), key < query.orderBy.count - 1 {
             throw .invalidArgument("order by clause cannot contain more fields after the key")
         }
-        // Implicit entries: each at most once, `order` itself being the fields seen so far.
-        order.reserveCapacity(order.count + inequality.count + aggregatedFields.count + 1)
-        func orders(_ f: FieldPath) -> Bool { order.contains { $0.field == f } }
-        let direction = order.last?.descending ?? false
-        for f in inequality.count > 1 ? inequality.sorted() : inequality where !orders(f) && !f.isDocumentName {
-            order.append(Ordering(f, descending: direction))
-        }
-        if query.startAt == nil && query.endAt == nil {
-            for f in aggregatedFields.sorted() where !orders(f) && !f.isDocumentName {
-                order.append(Ordering(f, descending: direction))
-            }
-        }
-        if !orders(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
+        order = Self.normalizedOrder(explicit: order, inequalityFields: inequality,
+                                     aggregatedFields: query.startAt == nil && query.endAt == nil ? aggregatedFields : [])
         self.orderBy = order
         self.orderedFields = order.compactMap { $0.field.isDocumentName ? nil : $0.field }
 
@@ -183,6 +168,48 @@ public final class NormalizedQuery: Sendable {
             throw .invalidArgument("__key__ filter value must be in the same database: \(name) is not in \(database).")
         }
         return .reference(DocumentName(database: .queryPlaceholder, path: name.path))
+    }
+
+    // MARK: The normalised order (docs/semantics.md#ordering)
+
+    /// The order a query's results come in: the explicit order-bys, then every inequality
+    /// field not already ordered (by field path), then the given aggregated fields (those of
+    /// the sums and averages run over the query), then `__name__`; the implicit entries take
+    /// the last explicit direction. The one place this rule lives: the engine runs queries in
+    /// it, and the Swift API reverses it for `limit(toLast:)` and takes document cursors'
+    /// values in it. Unvalidated: for a query that fails validation it is still an order.
+    public static func normalizedOrder(explicit: [Ordering], filter: QueryFilter?,
+                                       aggregatedFields: [FieldPath] = []) -> [Ordering] {
+        normalizedOrder(explicit: explicit, inequalityFields: inequalityFields(filter?.leaves ?? []),
+                        aggregatedFields: aggregatedFields)
+    }
+
+    /// The distinct fields with an inequality, in the order the filters name them.
+    static func inequalityFields(_ leaves: [QueryFilter]) -> [FieldPath] {
+        // A query names a handful of fields: arrays, searched linearly, cost less than sets.
+        var fields: [FieldPath] = []
+        for leaf in leaves {
+            guard let f = leaf.field, isInequality(leaf), !fields.contains(f) else { continue }
+            fields.append(f)
+        }
+        return fields
+    }
+
+    static func normalizedOrder(explicit: [Ordering], inequalityFields inequality: [FieldPath],
+                                aggregatedFields: [FieldPath]) -> [Ordering] {
+        var order = explicit
+        // Implicit entries: each at most once, `order` itself being the fields seen so far.
+        order.reserveCapacity(order.count + inequality.count + aggregatedFields.count + 1)
+        func orders(_ f: FieldPath) -> Bool { order.contains { $0.field == f } }
+        let direction = order.last?.descending ?? false
+        for f in inequality.count > 1 ? inequality.sorted() : inequality where !orders(f) && !f.isDocumentName {
+            order.append(Ordering(f, descending: direction))
+        }
+        for f in aggregatedFields.count > 1 ? aggregatedFields.sorted() : aggregatedFields where !orders(f) && !f.isDocumentName {
+            order.append(Ordering(f, descending: direction))
+        }
+        if !orders(.documentName) { order.append(Ordering(.documentName, descending: direction)) }
+        return order
     }
 
     static func isInequality(_ leaf: QueryFilter) -> Bool {

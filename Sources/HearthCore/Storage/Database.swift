@@ -258,7 +258,7 @@ public final class Database: Sendable {
         for write in writes {
             let i = slot(write.key)
             if touched[i].current == nil, write.precondition == .exists(true), touched[i].deletedInCommit {
-                // Production refuses an update of a document this commit deleted (semantics §13, §20).
+                // Production refuses an update of a document this commit deleted (docs/semantics.md#transactions, #error-codes).
                 throw .invalidArgument("Cannot update document \(database.resourceName(write.path)): it is deleted earlier in the same commit.")
             }
             let (doc, transformResults) = try write.apply(to: touched[i].current, commitTime: commitTime, database: database)

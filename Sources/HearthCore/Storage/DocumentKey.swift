@@ -1,7 +1,8 @@
 import Foundation
 
-/// The storage order of documents: by parent collection path, then by document ID (§2 ID
-/// order), so each collection's documents are contiguous and in `__name__` order.
+/// The storage order of documents: by parent collection path, then by document ID (in the ID
+/// order of docs/semantics.md#value-order), so each collection's documents are contiguous and
+/// in `__name__` order.
 ///
 /// The key carries an order-preserving byte encoding of that order, so the B-tree compares
 /// keys as bytes instead of segment-by-segment string work:

@@ -8,7 +8,7 @@ public final class DocumentVersion: Sendable {
     /// The commit time from which this version is current.
     public let since: Timestamp
     public let older: DocumentVersion?
-    /// Σ sizes of the document's fields (semantics §15; 0 when missing), kept so a commit
+    /// Σ sizes of the document's fields (docs/semantics.md#document-size-and-limits; 0 when missing), kept so a commit
     /// that changes a few fields checks the size limit without measuring the rest again.
     let fieldsSize: Int
 

@@ -33,7 +33,7 @@ public final class VersionHistoryBudget: Sendable {
     /// its chain node, its `Document`, the copied field map and its entry in the log.
     /// Measured on Linux x86-64 with `hearth-bench --history --limit none`: 385 bytes for a
     /// one-field document; a field map costs a little over twice its Firestore size
-    /// (semantics §15).
+    /// (docs/semantics.md#document-size-and-limits).
     static func estimatedBytes(fieldsSize: Int) -> Int { 368 + 2 * fieldsSize }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import HearthCore
 
 /// Dispatch of methods by receiver type, namespaced functions and conversions
-/// (rules-language.md §8–9 as corrected by §21). A method the receiver's type lacks is
+/// (docs/rules-language.md#global-functions, #methods). A method the receiver's type lacks is
 /// "Function not found", as in production.
 enum Builtins {
     static func arity(_ name: String, _ args: [RulesValue], _ n: Int) throws(RulesError) {
@@ -78,7 +78,7 @@ enum Builtins {
         }
     }
 
-    /// `string()`, `int()`, `float()`, `path()` (§8.1, §21.12, §21.14).
+    /// `string()`, `int()`, `float()`, `path()` (docs/rules-language.md#global-functions).
     static func convert(_ g: GlobalFunction, _ x: RulesValue) throws(RulesError) -> RulesValue {
         switch (g, x) {
         case (.string, .bool(let b)): return .string(b ? "true" : "false")
@@ -135,7 +135,7 @@ enum Builtins {
         switch name {
         case "size": return .int(Int64(b.count))
         case "toBase64":
-            // URL-safe alphabet with padding (§9.9).
+            // URL-safe alphabet with padding (docs/rules-language.md#methods).
             let s = Data(b).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             return .string(s)
         case "toHexString":

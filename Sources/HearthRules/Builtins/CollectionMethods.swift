@@ -1,4 +1,4 @@
-/// List, set, map and map_diff methods (§9.2–9.5, §21.9, §21.11).
+/// List, set, map and map_diff methods (docs/rules-language.md#methods).
 enum CollectionMethods {
     private static func elements(_ v: RulesValue, _ receiver: String, _ name: String) throws(RulesError) -> [RulesValue] {
         switch v {
@@ -95,7 +95,7 @@ enum CollectionMethods {
             switch args[0] {
             case .string(let k): return m[k] ?? args[1]
             case .list(let path):
-                // Walks nested maps; `[]` returns the map itself (§21.11).
+                // Walks nested maps; `[]` returns the map itself (docs/rules-language.md#methods).
                 var current = RulesValue.map(m)
                 for step in path {
                     guard case .string(let k) = step else { throw .unsupported("map.get(list of \(step.typeName))", expected: "map.get(list of string)") }
@@ -120,7 +120,7 @@ enum CollectionMethods {
         var added: [RulesValue] = [], removed: [RulesValue] = [], changed: [RulesValue] = [], unchanged: [RulesValue] = []
         for (k, v) in new.entries {
             if let o = old[k] {
-                // Numeric equality here: a stored 1 rewritten as 1.0 is unchanged (§21.8).
+                // Numeric equality here: a stored 1 rewritten as 1.0 is unchanged (docs/rules-language.md#operators).
                 if RulesValue.equals(v, o) { unchanged.append(.string(k)) } else { changed.append(.string(k)) }
             } else {
                 added.append(.string(k))

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The digests of the `hashing` namespace (rules-language.md §8.6), implemented here
+/// The digests of the `hashing` namespace (docs/rules-language.md#global-functions), implemented here
 /// because the package has no dependencies (no CryptoKit on Linux).
 enum Hashing {
     /// floor(|sin(i + 1)| × 2^32), the MD5 round constants.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `math` namespace (§8.2 as corrected by §21.6).
+/// The `math` namespace (docs/rules-language.md#global-functions).
 enum MathFunctions {
     static func call(_ name: String, _ args: [RulesValue]) throws(RulesError) -> RulesValue {
         if name == "pow" {
@@ -22,7 +22,7 @@ enum MathFunctions {
                 return .int(i == .min ? .min : Swift.abs(i))
             }
             return .float(Swift.abs(d))
-        case "ceil": return .float(d.rounded(.up))      // float even for an int (§21.6)
+        case "ceil": return .float(d.rounded(.up))      // float even for an int (docs/rules-language.md#global-functions)
         case "floor": return .float(d.rounded(.down))
         case "round":
             if case .int = x { return x }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// String methods (§9.1 as corrected by §21.2–5): sizes and indexes count UTF-16 code units,
+/// String methods (docs/rules-language.md#methods): sizes and indexes count UTF-16 code units,
 /// case mapping is ASCII-only, `split` follows Java, `matches` is whole-string.
 enum StringMethods {
     static func call(_ s: String, _ name: String, _ args: [RulesValue]) throws(RulesError) -> RulesValue {

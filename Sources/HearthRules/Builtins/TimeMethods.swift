@@ -1,6 +1,6 @@
 import HearthCore
 
-/// Timestamp and duration built-ins (§8.3–8.4, §9.6–9.7, §21.13). All components are UTC.
+/// Timestamp and duration built-ins (docs/rules-language.md#global-functions). All components are UTC.
 enum TimeMethods {
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { Timestamp.floorDiv(a, b) }
 

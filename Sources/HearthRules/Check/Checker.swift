@@ -64,7 +64,7 @@ struct Checker {
                 continue
             }
             if d.parameters.count > 7 { error(d.location, "Maximum allowed function arguments of 7 for function \(d.name) is reached.") }
-            // The emulator accepts 11 lets and rejects 12 (§19.4).
+            // The emulator accepts 11 lets and rejects 12 (docs/rules-language.md#limits).
             if d.lets.count > 11 { error(d.lets[11].location, "Maximum allowed variable count of 10 for a given function has been reached.") }
             if !d.lets.isEmpty && file.version < 2 {
                 error(d.lets[0].location, "Let bindings are not allowed in rules_version=\"1\";")

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// Renders coverage as JSON (one entry per expression) or as an HTML page of the rules
 /// source where each expression shows its hit count and results.
@@ -43,29 +44,24 @@ public struct CoverageReport {
         entries.isEmpty ? 1 : Double(entries.filter { $0.counts.evaluations > 0 }.count) / Double(entries.count)
     }
 
-    public func json() -> String {
-        func esc(_ s: String) -> String {
-            var out = ""
-            for u in s.unicodeScalars {
-                switch u {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                default:
-                    if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-                }
-            }
-            return out
-        }
-        let items = entries.map { e in
-            "    {\"line\": \(e.location.line), \"column\": \(e.location.column), \"expression\": \"\(esc(e.text))\", "
-                + "\"evaluations\": \(e.counts.evaluations), \"true\": \(e.counts.trueResults), \"false\": \(e.counts.falseResults), "
-                + "\"errors\": \(e.counts.errors), \"other\": \(e.counts.otherValues)}"
-        }
-        return "{\n  \"file\": \"\(esc(program.fileName))\",\n  \"covered\": \(String(format: "%.4f", coveredFraction)),\n  \"expressions\": [\n"
-            + items.joined(separator: ",\n") + "\n  ]\n}\n"
+    /// `{"file", "covered", "expressions": [{"line", "column", "expression", "evaluations",
+    /// "true", "false", "errors", "other"}]}`.
+    public var jsonValue: JSON {
+        .object([
+            ("file", .string(program.fileName)),
+            ("covered", .number(String(format: "%.4f", coveredFraction))),
+            ("expressions", .array(entries.map { e in
+                .object([
+                    ("line", .int(e.location.line)), ("column", .int(e.location.column)), ("expression", .string(e.text)),
+                    ("evaluations", .int(e.counts.evaluations)), ("true", .int(e.counts.trueResults)),
+                    ("false", .int(e.counts.falseResults)), ("errors", .int(e.counts.errors)), ("other", .int(e.counts.otherValues)),
+                ])
+            })),
+        ])
     }
+
+    /// `jsonValue`, pretty-printed.
+    public func json() -> String { String(decoding: jsonValue.prettyBytes, as: UTF8.self) }
 
     /// One HTML page for one or more rules files.
     public static func htmlPage(_ reports: [CoverageReport]) -> String {

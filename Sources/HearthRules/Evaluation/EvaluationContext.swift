@@ -110,7 +110,7 @@ final class EvaluationContext {
         return v
     }
 
-    /// A resource object: `data`, `id` and `__name__` (rules-language.md §11).
+    /// A resource object: `data`, `id` and `__name__` (docs/rules-language.md#resource).
     func resourceObject(path: ResourcePath, fields: MapValue) -> RulesValue {
         .map(RulesMap(sortedEntries: [
             ("__name__", .path(RulesPath.document(path, database: request.database))),
@@ -151,7 +151,7 @@ final class EvaluationContext {
 }
 
 extension RulesValue {
-    /// Converts a stored Firestore value (rules-language.md §7, "Firestore → rules").
+    /// Converts a stored Firestore value (docs/rules-language.md#types, "Firestore → rules").
     public init(_ value: Value, database: String) {
         switch value {
         case .null: self = .null
@@ -165,8 +165,7 @@ extension RulesValue {
         case .geoPoint(let g): self = .latlng(latitude: g.latitude, longitude: g.longitude)
         case .array(let a): self = .list(a.map { RulesValue($0, database: database) })
         case .map(let m): self = RulesValue(m, database: database)
-        case .vector(let v):
-            self = .map(RulesMap(sortedEntries: [("__type__", .string("__vector__")), ("value", .list(v.map { .float($0) }))]))
+        case .vector(let v): self = RulesValue(Value.vectorFields(v), database: database)
         }
     }
 

@@ -1,13 +1,13 @@
 import HearthCore
 
 /// A local slot of a function frame: `let` values are computed eagerly, but an error in a
-/// let only matters if the let is read (§21.15).
+/// let only matters if the let is read (docs/rules-language.md#functions).
 enum Slot {
     case value(RulesValue)
     case error(RulesError)
 }
 
-/// Tree-walking evaluation of expressions with production's error semantics (§6.2).
+/// Tree-walking evaluation of expressions with production's error semantics (docs/rules-language.md#errors-and-truthiness).
 struct Evaluator {
     let context: EvaluationContext
     let program: RulesProgram
@@ -290,7 +290,7 @@ struct Evaluator {
             return x
         case .get, .getAfter:
             guard let fields = try context.access(g.rawValue, x, after: g == .getAfter) else {
-                // The emulator's text for a missing document (§21.17: an error, not null).
+                // The emulator's text for a missing document (docs/rules-language.md#document-access: an error, not null).
                 throw RulesError("Service call error. Function: [\(g.rawValue)], Argument: [\(x)]: no such document.")
             }
             guard case .path(let p) = x, let docPath = p.documentPath(database: context.request.database) else { throw .nullValue }
@@ -302,7 +302,7 @@ struct Evaluator {
         }
     }
 
-    // MARK: Member access, indexing, slicing (§6.8)
+    // MARK: Member access, indexing, slicing (docs/rules-language.md#member-access-indexing-and-slicing)
 
     static func member(_ v: RulesValue, _ name: String) throws(RulesError) -> RulesValue {
         switch v {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Java's `Double.toString`, which `string(float)` follows (§21.12): `1.0E20`, `1.0E-5`.
+/// Java's `Double.toString`, which `string(float)` follows (docs/rules-language.md#global-functions): `1.0E20`, `1.0E-5`.
 func javaDoubleString(_ d: Double) -> String {
     if d.isNaN { return "NaN" }
     if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }

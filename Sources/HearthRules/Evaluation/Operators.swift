@@ -1,6 +1,6 @@
 import HearthCore
 
-/// Arithmetic, comparison, equality and membership (rules-language.md §6.3–6.7, §21.7–8).
+/// Arithmetic, comparison, equality and membership (docs/rules-language.md#operators).
 enum Operators {
     static func unary(_ op: Expr.UnaryOp, _ v: RulesValue) throws(RulesError) -> RulesValue {
         switch (op, v) {
@@ -83,7 +83,7 @@ enum Operators {
             case .add: return .float(x + y)
             case .subtract: return .float(x - y)
             case .multiply: return .float(x * y)
-            case .divide: return .float(x / y)  // IEEE: 1.0/0 is +Inf (§21.7)
+            case .divide: return .float(x / y)  // IEEE: 1.0/0 is +Inf (docs/rules-language.md#operators)
             default: return .float(x.truncatingRemainder(dividingBy: y))
             }
         case let (.string(x), .string(y)) where op == .add:
@@ -111,7 +111,7 @@ enum Operators {
              (.path, .path), (.latlng, .latlng), (.mapDiff, .mapDiff), (.constraint, .constraint):
             return true
         case (.number, .int), (.number, .float): return true
-        default: return false  // includes `x is set`: false for every set (§21.10)
+        default: return false  // includes `x is set`: false for every set (docs/rules-language.md#operators)
         }
     }
 }

@@ -1,6 +1,6 @@
 import HearthCore
 
-/// Matching request paths against `match` patterns (rules-language.md §3): complete
+/// Matching request paths against `match` patterns (docs/rules-language.md#match-paths): complete
 /// matches only, `{x}` binds one segment, `{x=**}` binds a path (v1: one or more
 /// segments, v2: zero or more). A nil segment is the unknown document of a `list`;
 /// a wildcard over it stays unbound.
@@ -35,7 +35,7 @@ enum PathMatcher {
         case .single(let name):
             guard let seg = path.first else { return false }
             // The unknown document of a `list` stays unbound: reading it is a
-            // "Null value error." even in `id == null` (§21.19).
+            // "Null value error." even in `id == null` (docs/rules-language.md#list-queries).
             if let seg { bindings[name] = .string(seg) }
             if match(pattern.dropFirst(), path.dropFirst(), version: version, &bindings) { return true }
             bindings[name] = nil

@@ -18,7 +18,7 @@ public struct RulesAuth: Sendable {
         .map(RulesMap(sortedEntries: [("token", RulesValue(token, database: "(default)")), ("uid", .string(uid))]))
     }
 
-    /// The claims of an emulator mock-user token (DESIGN.md "Rules test cases") with
+    /// The claims of an emulator mock-user token (docs/rules-language.md#request) with
     /// `claims` merged over the top-level keys.
     public static func mockUser(uid: String, projectID: String = "demo-hearth", claims: MapValue = MapValue(),
                                 issuedAt: Int64 = 0) -> RulesAuth {

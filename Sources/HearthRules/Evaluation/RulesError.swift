@@ -1,4 +1,4 @@
-/// A run-time evaluation error (rules-language.md §6.2): it poisons every operator except
+/// A run-time evaluation error (docs/rules-language.md#errors-and-truthiness): it poisons every operator except
 /// the absorbing cases of `&&`, `||` and the ternary, and an allow that ends in one denies.
 public struct RulesError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String

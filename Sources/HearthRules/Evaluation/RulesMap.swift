@@ -2,7 +2,7 @@ import HearthCore
 
 /// A string-keyed map. Stored documents arrive sorted by key (as production stores them)
 /// and are searched by bisection; map literals keep their written order, which the
-/// emulator's `values()` reports (§21.9), and are searched linearly (they are small).
+/// emulator's `values()` reports (docs/rules-language.md#methods), and are searched linearly (they are small).
 public struct RulesMap: Sendable {
     public private(set) var entries: [(key: String, value: RulesValue)]
     /// Entries are in ascending UTF-8 key order.

@@ -7,7 +7,7 @@ public struct RulesPath: Sendable, CustomStringConvertible {
 
     public init(_ segments: [String]) { self.segments = segments }
 
-    /// `/a/b`, no percent-encoding (as `string(path)` prints it, §21.14).
+    /// `/a/b`, no percent-encoding (as `string(path)` prints it, docs/rules-language.md#global-functions).
     public var description: String { "/" + segments.joined(separator: "/") }
 
     /// The document path within the database when this is `databases/<db>/documents/…`.

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// A value during rules evaluation (rules-language.md §7). Sets keep insertion order with
+/// A value during rules evaluation (docs/rules-language.md#types). Sets keep insertion order with
 /// duplicates removed; maps keep keys sorted by UTF-8 bytes, as production stores them.
 public indirect enum RulesValue: Sendable, CustomStringConvertible {
     case null
@@ -19,7 +19,7 @@ public indirect enum RulesValue: Sendable, CustomStringConvertible {
     case latlng(latitude: Double, longitude: Double)
     /// `new.diff(old)`.
     case mapDiff(new: RulesMap, old: RulesMap)
-    /// A query filter standing for an unknown field value while proving a `list` (§15).
+    /// A query filter standing for an unknown field value while proving a `list` (docs/rules-language.md#list-queries).
     case constraint(QueryConstraint)
 
     public var typeName: String {

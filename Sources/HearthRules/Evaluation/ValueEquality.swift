@@ -1,6 +1,6 @@
 import HearthCore
 
-/// Equality and ordering of rules values (rules-language.md §6.4–6.6 as corrected by §21.8):
+/// Equality and ordering of rules values (docs/rules-language.md#operators):
 /// numbers compare numerically at the top level but type-strictly inside lists and maps.
 extension RulesValue {
     /// `==` on two evaluated values. Never an error: mismatched types are simply unequal.
@@ -46,7 +46,7 @@ extension RulesValue {
         return Int64(d) == i
     }
 
-    /// Set membership compares numbers numerically (`[1].toSet() == [1.0].toSet()`, §21.8).
+    /// Set membership compares numbers numerically (`[1].toSet() == [1.0].toSet()`, docs/rules-language.md#operators).
     static func setContains(_ set: [RulesValue], _ v: RulesValue) -> Bool {
         set.contains { equal($0, v, strict: false) }
     }

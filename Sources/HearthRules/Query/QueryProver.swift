@@ -1,6 +1,6 @@
 import HearthCore
 
-/// The list-query prover (rules-language.md §15, §21.19): a query is allowed only when the
+/// The list-query prover (docs/rules-language.md#list-queries): a query is allowed only when the
 /// rule holds for every document it could return. Each disjunct of the query's filter
 /// becomes a symbolic `resource` whose equality-constrained fields hold their concrete
 /// value and whose other filtered fields hold a `constraint`; unfiltered fields are
@@ -132,7 +132,7 @@ enum QueryProver {
     }
 
     /// No method is defined on a constrained field (`size()` of an array-contains field is
-    /// "Function not found", §21.19).
+    /// "Function not found", docs/rules-language.md#list-queries).
     static func method(_ receiver: RulesValue, _ name: String, _ args: [RulesValue]) throws(RulesError) -> RulesValue {
         throw .functionNotFound(name)
     }

@@ -273,7 +273,7 @@ struct Parser {
                                    lets: lets, body: body, location: location)
     }
 
-    // MARK: Expressions (precedence per rules-language.md §21.1)
+    // MARK: Expressions (precedence per docs/rules-language.md#precedence)
 
     /// A new node. Refuses one taller than `ExpressionLimits.maxHeight`, so no tree is ever
     /// deeper than what the walks over it (and its release) can afford in stack.

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// A rules test-case file (DESIGN.md, "Rules test cases"): a rules file, seed data and
+/// A rules test-case file (docs/formats.md#rules-test-cases): a rules file, seed data and
 /// cases, each run from the seeded state and compared with its expected verdict.
 public struct RulesTestSuite {
     public struct Case {

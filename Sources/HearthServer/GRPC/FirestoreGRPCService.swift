@@ -95,7 +95,7 @@ struct FirestoreRPCs: Sendable {
         case .current, .newTransaction: break
         }
         let doc = try service(database, call).get(path, transaction: transaction, readTime: readTime)
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: DocumentMessage.estimatedSize(doc))
         DocumentMessage.encode(doc, database: database, mask: req.mask, into: &w)
         try call.send(w.bytes)
     }

@@ -170,17 +170,8 @@ enum PipelineMessages {
 
     /// A constant map shaped as production stores vectors becomes a vector.
     static func vectorOrMap(_ v: PipelineValue) -> PipelineValue {
-        guard case .constant(.map(let fields)) = v, fields.count == 2, case .string("__vector__")? = fields["__type__"],
-              case .array(let items)? = fields["value"] else { return v }
-        var ds: [Double] = []
-        for item in items {
-            switch item {
-            case .double(let d): ds.append(d)
-            case .integer(let i): ds.append(Double(i))
-            default: return v
-            }
-        }
-        return .constant(.vector(ds))
+        guard case .constant(.map(let fields)) = v, let components = Value.vectorComponents(of: fields) else { return v }
+        return .constant(.vector(components))
     }
 
     // MARK: Response

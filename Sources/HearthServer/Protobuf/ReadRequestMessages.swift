@@ -39,7 +39,7 @@ enum ReadRequestMessages {
     /// response only) and the read time (always set; the web SDK asserts it on `missing`).
     static func encodeBatchGetResponse(path: ResourcePath, document: Document?, readTime: Timestamp,
                                        database: DatabaseID, mask: [FieldPath]?) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + (document.map(DocumentMessage.estimatedSize) ?? 128))
         if let document { w.writeMessage(1) { DocumentMessage.encode(document, database: database, mask: mask, into: &$0) } }
         else { w.writeString(2, database.resourceName(path)) }
         WellKnownMessages.writeTimestamp(4, readTime, into: &w)
@@ -94,7 +94,7 @@ enum ReadRequestMessages {
     /// One RunQueryResponse.
     static func encodeRunQueryResponse(document: Document?, readTime: Timestamp,
                                        skippedResults: Int, done: Bool, database: DatabaseID) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + (document.map(DocumentMessage.estimatedSize) ?? 0))
         if let document { w.writeMessage(1) { DocumentMessage.encode(document, database: database, into: &$0) } }
         WellKnownMessages.writeTimestamp(3, readTime, into: &w)
         if skippedResults > 0 { w.writeInt32(4, Int32(clamping: skippedResults)) }

@@ -107,11 +107,7 @@ enum ValueMessage {
         case .geoPoint(let g): w.writeMessage(8) { WellKnownMessages.encodeLatLng(g, into: &$0) }
         case .array(let items): w.writeMessage(9) { encodeArray(items, into: &$0) }
         case .map(let m): w.writeMessage(6) { encodeMap(m, into: &$0) }
-        case .vector(let ds):
-            w.writeMessage(6) { m in
-                writeMapEntry(1, "__type__", .string("__vector__"), into: &m)
-                writeMapEntry(1, "value", .array(ds.map(Value.double)), into: &m)
-            }
+        case .vector(let ds): w.writeMessage(6) { encodeMap(Value.vectorFields(ds), into: &$0) }
         }
     }
 

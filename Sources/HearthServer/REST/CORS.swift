@@ -1,6 +1,6 @@
 import HearthTransport
 
-/// Cross-origin headers (wire-protocol §9.2, §14.14): browsers call the emulator from another
+/// Cross-origin headers (docs/protocol.md#cors): browsers call the emulator from another
 /// origin with non-simple headers, so preflights are answered and every response to a
 /// request with `Origin` carries the same headers, errors included.
 ///

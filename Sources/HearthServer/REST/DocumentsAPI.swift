@@ -3,7 +3,7 @@ import HearthCore
 import HearthTransport
 
 /// The Firestore REST v1 methods on `projects/{p}/databases/{d}/documents…`
-/// (wire-protocol §9.1). Each decodes its JSON request into core types, calls the shared
+/// (docs/protocol.md#rest). Each decodes its JSON request into core types, calls the shared
 /// `DocumentService` (rules, transactions, paging — the same as over gRPC) and encodes
 /// the answer; the semantics (and error texts) are the engine's.
 struct DocumentsAPI {
@@ -26,7 +26,7 @@ struct DocumentsAPI {
     }
 
     func create(collection: ResourcePath, body: JSON, _ params: QueryParameters) throws(FirestoreError) -> HTTPResponse {
-        let id = params.first("documentId").flatMap { $0.isEmpty ? nil : $0 } ?? DocumentService.generateID()
+        let id = params.first("documentId").flatMap { $0.isEmpty ? nil : $0 } ?? AutoID.generate()
         try collection.appending(id).validateSegments()
         var o = try ProtoObject(body, context: "document")
         if let name = o.take("name"), name != .string("") {

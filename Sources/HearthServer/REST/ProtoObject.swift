@@ -53,7 +53,7 @@ struct ProtoObject {
     var memberNames: [String] { pairs.map(\.0) }
 }
 
-/// Scalar conversions of the proto3 JSON mapping (wire-protocol §9.3).
+/// Scalar conversions of the proto3 JSON mapping (docs/protocol.md#json-mapping).
 enum ProtoJSON {
     /// INVALID_ARGUMENT "Invalid JSON payload received. <detail> at '<context>'<suffix>".
     static func invalid(_ detail: String, context: String?, suffix: String = "") -> FirestoreError {

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 
-/// `google.firestore.v1.Value` ⇄ JSON (wire-protocol §9.3). Vectors travel as the map
+/// `google.firestore.v1.Value` ⇄ JSON (docs/protocol.md#json-mapping). Vectors travel as the map
 /// `{"__type__": "__vector__", "value": [doubles]}`, as production stores them.
 enum ProtoValue {
     static let members = ["nullValue", "booleanValue", "integerValue", "doubleValue", "timestampValue",

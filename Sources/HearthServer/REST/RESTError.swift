@@ -2,7 +2,7 @@ import HearthCore
 import HearthTransport
 
 extension FirestoreError.Code {
-    /// The HTTP status google/rpc/code.proto maps this code to (wire-protocol §9.4).
+    /// The HTTP status google/rpc/code.proto maps this code to (docs/protocol.md#rest-errors).
     public var httpStatus: Int {
         switch self {
         case .ok: 200

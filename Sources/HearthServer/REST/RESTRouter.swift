@@ -1,8 +1,8 @@
 import HearthCore
 import HearthTransport
 
-/// Routes `/v1/projects/{p}/databases/{d}/documents…` to the REST methods (wire-protocol
-/// §9.1, §14.12): the path is percent-decoded, an even number of segments after
+/// Routes `/v1/projects/{p}/databases/{d}/documents…` to the REST methods
+/// (docs/protocol.md#rest): the path is percent-decoded, an even number of segments after
 /// `documents/` names a document, an odd number a collection, and a trailing `:verb`
 /// selects the custom methods.
 struct RESTRouter {

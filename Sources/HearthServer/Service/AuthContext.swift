@@ -3,7 +3,7 @@ import HearthCore
 import HearthRules
 
 /// Who a request acts as, from its `Authorization` header, as the official emulator reads
-/// it (wire-protocol §10, §14.5): `Bearer owner` is admin; any other bearer token is a JWT
+/// it (docs/protocol.md#emulator-endpoints, #auth): `Bearer owner` is admin; any other bearer token is a JWT
 /// whose claims become `request.auth` (signatures are never checked, `alg: none` welcome);
 /// no header is a signed-out request.
 public enum AuthContext: Sendable, Equatable {

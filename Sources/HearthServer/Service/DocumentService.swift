@@ -80,7 +80,7 @@ struct DocumentService {
     /// CreateDocument: `id` nil or empty picks a random 20-character id; ALREADY_EXISTS
     /// when the document exists.
     func create(collection: ResourcePath, id: String?, fields: MapValue) throws(FirestoreError) -> Document {
-        let path = collection.appending(id.flatMap { $0.isEmpty ? nil : $0 } ?? Self.generateID())
+        let path = collection.appending(id.flatMap { $0.isEmpty ? nil : $0 } ?? AutoID.generate())
         trace?.named(path, in: database)
         try path.validateSegments()
         let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))],
@@ -328,12 +328,5 @@ struct DocumentService {
         let end = size > 0 ? min(items.count, offset + size) : items.count
         let next = end < items.count ? Data("offset:\(end)".utf8).base64EncodedString() : nil
         return (Array(items[offset..<end]), next)
-    }
-
-    /// A random 20-character document id, as the SDKs generate them.
-    static func generateID() -> String {
-        let chars = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        var g = SystemRandomNumberGenerator()
-        return String((0..<20).map { _ in chars[Int.random(in: 0..<chars.count, using: &g)] })
     }
 }

@@ -3,7 +3,7 @@ import HearthCore
 import HearthTransport
 import HearthRules
 
-/// The rules endpoints, shaped as the official emulator answers them (wire-protocol §14.6):
+/// The rules endpoints, shaped as the official emulator answers them (docs/protocol.md#emulator-endpoints):
 ///
 /// - `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules": {"files": [{"name",
 ///   "content"}]}, "ignore_errors": bool}` → `{}` for clean rules, `{"issues": [...]}` for
@@ -78,7 +78,7 @@ extension EmulatorAPI {
         guard let program = rules.program, let coverage = rules.coverage else { throw FirestoreError(.internal, "Rules without coverage.") }
         let report = CoverageReport(program: program, coverage: coverage)
         var pairs: [(String, JSON)] = [("rules", Self.filesJSON(rules))]
-        if case .object(let fields)? = try? JSON.parse(Array(report.json().utf8)) { pairs += fields }
+        if case .object(let fields) = report.jsonValue { pairs += fields }
         return .json(200, JSON.object(pairs).bytes)
     }
 

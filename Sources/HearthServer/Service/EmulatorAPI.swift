@@ -2,7 +2,7 @@ import Foundation
 import HearthCore
 import HearthTransport
 
-/// The emulator-only endpoints under `/emulator/v1` (wire-protocol §10, README):
+/// The emulator-only endpoints under `/emulator/v1` (docs/protocol.md#emulator-endpoints, README):
 ///
 /// - `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/path…]` — clear a database
 ///   or the subtree at a path.

@@ -21,7 +21,8 @@ UNSKIP_REASONS = [
     "Pipeline query not supported in emulator",
     "Require index and seed data",
 ]
-# Query-profile tests are lifted only when they are pipeline tests.
+# Query-profile tests are lifted only when they are pipeline tests or cross-check a query
+# as a pipeline (test_query_stream_or_get_w_no_explain_options asks for no profile).
 PIPELINE_ONLY_REASONS = ["Query profile not supported in emulator"]
 SYSTEM_MODULES = ("test_system.py", "test_system_async.py")
 
@@ -41,8 +42,9 @@ def pytest_collection_modifyitems(config, items):
     kept, dropped = [], []
     for item in items:
         is_pipeline = "pipeline" in item.name
+        cross_checks = "verify_pipeline" in getattr(item, "fixturenames", ())
         for node in item.listchain():
-            _lift(node, is_pipeline)
+            _lift(node, is_pipeline or cross_checks)
         if item.fspath.basename in SYSTEM_MODULES:
             if "verify_pipeline" not in getattr(item, "fixturenames", ()) and not is_pipeline:
                 dropped.append(item)

@@ -1,8 +1,7 @@
 """Local pytest shim for google-cloud-firestore's own system tests (tests/system of the
 2.23.0 sdist), run against `hearth serve` by Tests/Compat/system-tests.sh.
 
-The upstream files are used unchanged; this file is copied next to them. It does three things
-(see ../shared/reference/compat-suite.md §5):
+The upstream files are used unchanged; this file is copied next to them. It does three things:
 
 1. `verify_pipeline(query)` would call pytest.skip() under an emulator at the end of a test whose
    assertions all passed, reporting it as skipped; it is replaced by a no-op so those tests

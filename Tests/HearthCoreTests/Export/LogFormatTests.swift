@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-@Suite("LevelDB log framing and CRC-32C (export format §3)")
+@Suite("LevelDB log framing and CRC-32C (docs/export-format.md#the-log-container)")
 struct LogFormatTests {
-    @Test("CRC-32C check value and the masking examples of §3.2")
+    @Test("CRC-32C: the check value of \"123456789\", a checksum, its masked form and back")
     func checksum() {
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
         #expect(CRC32C.checksum([0x01, 0x33]) == 0xC170_55E0)
@@ -25,7 +25,7 @@ struct LogFormatTests {
         }
     }
 
-    @Test("the empty export's overall file is the 15 bytes of §4.1")
+    @Test("the empty export's overall file is the 15 bytes the official emulator writes")
     func emptyOverall() {
         var out: [UInt8] = []
         var framer = LogFramer()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-/// Hearth JSON (DESIGN.md): exact integers and doubles, the tagged types, errors naming where.
+/// Hearth JSON (docs/formats.md#hearth-json): exact integers and doubles, the tagged types, errors naming where.
 @Suite struct HearthJSONTests {
     let db = DatabaseID(project: "p")
 

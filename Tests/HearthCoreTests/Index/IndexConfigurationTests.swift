@@ -5,7 +5,7 @@ import Testing
 @Suite struct IndexConfigurationTests {
     typealias Entry = IndexConfiguration.FieldOverride.Entry
 
-    /// The example file of semantics §22.
+    /// The example file of docs/semantics.md#index-requirements.
     static let example = """
     {
       "indexes": [

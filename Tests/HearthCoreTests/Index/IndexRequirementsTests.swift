@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-/// The index model of semantics §22 (rule numbers refer to it).
+/// The index model of docs/semantics.md#index-requirements (rule numbers refer to it).
 @Suite struct IndexRequirementsTests {
     typealias Field = IndexDefinition.Field
     typealias Entry = IndexConfiguration.FieldOverride.Entry
@@ -161,7 +161,7 @@ import Testing
 
     @Test func eachDisjunctIsAnalysedWithTheNormalisedOrder() throws {
         #expect(try missing(any(eq("a"), eq("b"))) == nil)
-        // `a > 1 OR b == 1` orders both disjuncts by a (§6): the second needs (b, a).
+        // `a > 1 OR b == 1` orders both disjuncts by a (docs/semantics.md#composite-filters-and-limits): the second needs (b, a).
         #expect(try missing(any(cmp("a", .greaterThan), eq("b"))) == composite(asc("b"), asc("a")))
         let q = try query(any(all(eq("a"), cmp("c", .greaterThan)), all(eq("b"), cmp("c", .greaterThan))))
         #expect(IndexRequirements.missingIndexes(for: q, configuration: IndexConfiguration())

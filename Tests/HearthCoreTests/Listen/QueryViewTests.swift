@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 @testable import HearthCore
 
@@ -14,7 +15,7 @@ struct QueryViewTests {
         #expect(listenChanges(first) == ["added b -→0", "added a -→1"])
     }
 
-    @Test("add, modify (moving), remove: SDK positions (semantics §19)")
+    @Test("add, modify (moving), remove: SDK positions (docs/semantics.md#listeners)")
     func addModifyRemove() throws {
         let db = try makeQueryDatabase([("c/a", testFields(["n": .integer(1)])), ("c/b", testFields(["n": .integer(2)])), ("c/c", testFields(["n": .integer(3)]))])
         let (rec, _) = try listenRecording(db, .query(testQuery("c", orderBy: [asc("n")])))
@@ -144,7 +145,7 @@ struct QueryViewTests {
             shown.append(docs)
             results.append(docs)
         }
-        var rng = SplitMixForTests(seed: UInt64(seed))
+        var rng = SplitMix64(seed: UInt64(seed))
         let collections = ["c", "c", "c", "p/x/c"]
         for _ in 0..<300 {
             var writes: [Write] = []
@@ -174,15 +175,3 @@ struct QueryViewTests {
     }
 }
 
-/// A small deterministic generator for the differential test.
-struct SplitMixForTests {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func below(_ n: Int) -> Int {
-        state = state &+ 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(n))
-    }
-}

@@ -2,16 +2,16 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-@Suite("Document sizes and limits (semantics §15)")
+@Suite("Document sizes and limits (docs/semantics.md#document-size-and-limits)")
 struct DocumentLimitsTests {
-    // semantics §15: users/jeff/tasks/my_task_id → 6 + 5 + 6 + 11 + 16 = 44.
+    // docs/semantics.md#document-size-and-limits: users/jeff/tasks/my_task_id → 6 + 5 + 6 + 11 + 16 = 44.
     @Test("document name size: the docs' example")
     func nameSize() {
         #expect(DocumentLimits.nameSize(testPath("users/jeff/tasks/my_task_id")) == 44)
         #expect(DocumentLimits.nameSize(testPath("c/d")) == 2 + 2 + 16)
     }
 
-    // semantics §15 worked example: 44 + 71 + 32 = 147 bytes.
+    // docs/semantics.md#document-size-and-limits worked example: 44 + 71 + 32 = 147 bytes.
     @Test("document size: the docs' 147-byte example")
     func workedExample() {
         let fields = testFields([
@@ -30,7 +30,7 @@ struct DocumentLimitsTests {
         (.bytes(Data([1, 2, 3])), 3), (.bytes(Data()), 0), (.string(""), 1), (.string("abc"), 4), (.string("é"), 3),
         (.string("🐵"), 5), (testReference("users/jeff/tasks/my_task_id"), 44),
         (.array([.integer(1), .string("ab"), .null]), 8 + 3 + 1), (.array([]), 0),
-        (testMap(["a": .integer(1), "bc": .boolean(true)]), (2 + 8) + (3 + 1)),  // no +32 for nested maps [A11]
+        (testMap(["a": .integer(1), "bc": .boolean(true)]), (2 + 8) + (3 + 1)),  // no +32 for nested maps (docs/semantics.md#open-points, A11)
         (.map(MapValue()), 0), (.vector([1, 2, 3]), 24),
     ] as [(Value, Int)])
     func valueSizes(_ value: Value, _ size: Int) {
@@ -53,7 +53,7 @@ struct DocumentLimitsTests {
                            "g": .string(String(repeating: "y", count: strings - strings / 2))])
     }
 
-    // semantics §15: 1 MiB = 1,048,576 bytes, INVALID_ARGUMENT with the production message.
+    // docs/semantics.md#document-size-and-limits: 1 MiB = 1,048,576 bytes, INVALID_ARGUMENT with the production message.
     @Test("the 1 MiB limit is inclusive and reported with grouped digits")
     func oneMiB() throws {
         let atLimit = Self.document(totalSize: 1_048_576)
@@ -73,7 +73,7 @@ struct DocumentLimitsTests {
         return v
     }
 
-    // semantics §4/§15 [A3]: at most 20 levels of maps and arrays; a top-level field's map is
+    // docs/semantics.md#field-paths, #document-size-and-limits, A3 of #open-points: at most 20 levels of maps and arrays; a top-level field's map is
     // level 1 (the code's documented choice).
     @Test("nesting depth: 20 accepted, 21 rejected", arguments: [false, true])
     func nestingDepth(arrays: Bool) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-@Suite("ResourcePath (semantics §14)")
+@Suite("ResourcePath (docs/semantics.md#paths-and-ids)")
 struct ResourcePathTests {
     @Test("parse splits on / and ignores one leading and trailing slash", arguments: [
         ("a/b", ["a", "b"]), ("/a/b", ["a", "b"]), ("a/b/", ["a", "b"]), ("/a/b/c/", ["a", "b", "c"]),
@@ -41,7 +41,7 @@ struct ResourcePathTests {
         #expect(testPath("a/b/c/d") < testPath("a/c"))
     }
 
-    // semantics §14: server constraints on collection and document IDs.
+    // docs/semantics.md#paths-and-ids: server constraints on collection and document IDs.
     @Test("validateID rejects", arguments: [
         ("", "Resource id must not be empty."),
         (String(repeating: "x", count: 1501), "is invalid because it is longer than 1500 bytes."),
@@ -94,7 +94,7 @@ struct ResourcePathTests {
     }
 }
 
-@Suite("FieldPath (semantics §4)")
+@Suite("FieldPath (docs/semantics.md#field-paths)")
 struct FieldPathTests {
     @Test("parseDotted splits on dots; backticks are ordinary", arguments: [
         ("a", ["a"]), ("a.b.c", ["a", "b", "c"]), ("`a.b`", ["`a", "b`"]), ("a`b", ["a`b"]),
@@ -169,7 +169,7 @@ struct FieldPathTests {
         #expect(path.dotted == segments.joined(separator: "."))
     }
 
-    // semantics §4: written names non-empty, not `__x__`, ≤ 1,500 bytes (name and path).
+    // docs/semantics.md#field-paths: written names non-empty, not `__x__`, ≤ 1,500 bytes (name and path).
     @Test("validateForWrite")
     func validateForWrite() throws {
         try FieldPath(["a", "b"]).validateForWrite()
@@ -209,6 +209,21 @@ struct FieldPathTests {
         #expect(!FieldPath(["a", "b"]).overlaps(FieldPath(["a", "c"])))
         #expect(!FieldPath(["a"]).overlaps(FieldPath(["ab"])))
         #expect(!FieldPath(["\u{E9}"]).overlaps(FieldPath(["e\u{301}"])))
+    }
+}
+
+@Suite("Cutting resource names at slashes")
+struct SlashSeparatedTests {
+    @Test("every slash cuts, empty parts kept", arguments: [
+        ("", [""]), ("/", ["", ""]), ("a", ["a"]), ("a/b", ["a", "b"]), ("a//b", ["a", "", "b"]), ("/a/", ["", "a", ""]),
+        ("projects/p/databases/(default)/documents/c/d", ["projects", "p", "databases", "(default)", "documents", "c", "d"]),
+        ("caf\u{E9}/\u{1F600}x/\u{4E2D}", ["caf\u{E9}", "\u{1F600}x", "\u{4E2D}"]),
+        // A combining mark after a slash is a character of its own here (a cut, as bytes
+        // are), where Character-wise splitting would keep "/\u{301}" whole.
+        ("a/\u{301}b", ["a", "\u{301}b"]),
+    ])
+    func cuts(_ text: String, _ parts: [String]) {
+        #expect(ResourcePath.slashSeparated(text) == parts)
     }
 }
 

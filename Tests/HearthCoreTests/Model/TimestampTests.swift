@@ -34,7 +34,7 @@ struct TimestampTests {
         "1900-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z", "2026-01-01T00:00:60Z",
         "2026-01-01T00:00:00+2:00", "2026-01-01T00:00:00+24:00", "2026-01-01T00:00:00+0200", "2026-01-01T00:00:00Zjunk",
         "26-01-01T00:00:00Z", "+2026-01-01T00:00:00Z",
-        // Outside 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999999Z (semantics §1).
+        // Outside 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999999Z (docs/semantics.md#values).
         "0000-12-31T23:59:59Z", "0001-01-01T00:00:00+00:01", "9999-12-31T23:59:59-00:01",
     ])
     func parseRejects(_ text: String) {
@@ -62,7 +62,7 @@ struct TimestampTests {
         #expect(Timestamp(rfc3339: text) == t)  // round trip
     }
 
-    // semantics §1: truncated toward −∞ at the microsecond.
+    // docs/semantics.md#values: truncated toward −∞ at the microsecond.
     @Test("truncation to microseconds rounds toward −∞", arguments: [
         (Int64(5), Int32(123_456_789), Int64(5), Int32(123_456_000)),
         (5, 999_999_999, 5, 999_999_000),

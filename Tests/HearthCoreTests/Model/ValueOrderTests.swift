@@ -15,11 +15,11 @@ struct OrderCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Value total order (semantics §2)")
+@Suite("Value total order (docs/semantics.md#value-order)")
 struct ValueOrderTests {
     // MARK: Across types
 
-    /// The lowest and highest representative we use for each type, in §2 type order.
+    /// The lowest and highest representative we use for each type, in the type order of docs/semantics.md#value-order.
     static let typeRepresentatives: [(name: String, low: Value, high: Value)] = [
         ("null", .null, .null),
         ("boolean", .boolean(false), .boolean(true)),
@@ -35,7 +35,7 @@ struct ValueOrderTests {
         ("map", .map(MapValue()), testMap(["\u{10FFFF}": testMap(["z": .null])])),
     ]
 
-    @Test("type order matches §2 positions")
+    @Test("type order matches docs/semantics.md#value-order")
     func typeOrderPositions() {
         for (i, rep) in Self.typeRepresentatives.enumerated() {
             #expect(rep.low.typeOrder == i, "\(rep.name)")
@@ -44,7 +44,7 @@ struct ValueOrderTests {
         #expect(Value.integer(0).typeOrder == Value.double(0).typeOrder)  // one number bucket
     }
 
-    // semantics §2: null < bool < number < timestamp < string < bytes < reference < geopoint
+    // docs/semantics.md#value-order: null < bool < number < timestamp < string < bytes < reference < geopoint
     // < array < vector < map, whatever the values within each type.
     @Test("every value of a lower type sorts before every value of a higher type", arguments: 0..<11)
     func crossTypeOrder(lowerType: Int) {
@@ -71,7 +71,7 @@ struct ValueOrderTests {
 
     static let two63 = 9_223_372_036_854_775_808.0  // 2^63, exactly representable
     static let numberCases: [OrderCase] = [
-        // semantics §2: exact int/double comparison.
+        // docs/semantics.md#value-order: exact int/double comparison.
         OrderCase(.integer(9_007_199_254_740_993), .double(9_007_199_254_740_992.0), 1),
         OrderCase(.integer(9_007_199_254_740_992), .double(9_007_199_254_740_992.0), 0),
         OrderCase(.integer(9_007_199_254_740_991), .double(9_007_199_254_740_992.0), -1),
@@ -98,7 +98,7 @@ struct ValueOrderTests {
         OrderCase(.double(.nan), .double(-Double.greatestFiniteMagnitude), -1),
         OrderCase(.double(Double(bitPattern: 0x7FF8_0000_0000_0001)), .double(.nan), 0),  // any payload
         OrderCase(.double(.nan), .boolean(true), 1),  // still a number: above booleans
-        // -0.0 == 0.0 [A1]
+        // -0.0 == 0.0 (docs/semantics.md#open-points, A1)
         OrderCase(.double(-0.0), .double(0.0), 0),
         OrderCase(.double(-0.0), .integer(0), 0),
         OrderCase(.double(-Double.leastNonzeroMagnitude), .double(-0.0), -1),
@@ -115,7 +115,7 @@ struct ValueOrderTests {
 
     // MARK: Strings
 
-    // semantics §2 (prod test): UTF-8 byte order, not UTF-16 and not Swift's `<`.
+    // docs/semantics.md#value-order (prod test): UTF-8 byte order, not UTF-16 and not Swift's `<`.
     static let prodStrings = ["Łukasiewicz", "Sierpiński", "岩澤", "🄟", "Ｐ", "︒", "🐵"]
     static let prodStringsSorted = ["Sierpiński", "Łukasiewicz", "岩澤", "︒", "Ｐ", "🄟", "🐵"]
 
@@ -186,7 +186,7 @@ struct ValueOrderTests {
         #expect(firestoreSorted(values) == [values[2], values[3], values[1], values[0]])
     }
 
-    // semantics §2: unsigned lexicographic; a proper prefix first; empty lowest.
+    // docs/semantics.md#value-order: unsigned lexicographic; a proper prefix first; empty lowest.
     @Test("bytes: unsigned, prefix first, empty lowest")
     func bytes() {
         let expected: [Value] = [
@@ -197,7 +197,7 @@ struct ValueOrderTests {
         #expect(Value.compare(.bytes(Data([1, 2])), .bytes(Data([1, 2]))) == 0)
     }
 
-    // semantics §2: segment-wise (project, database, then path), fewer segments first.
+    // docs/semantics.md#value-order: segment-wise (project, database, then path), fewer segments first.
     @Test("references: segment by segment")
     func references() {
         let expected: [Value] = [
@@ -216,7 +216,7 @@ struct ValueOrderTests {
         #expect(Value.compare(testReference("a/b"), testReference("a/b")) == 0)
     }
 
-    // semantics §2 (prod test): `__id<int64>__` IDs first by value, then UTF-8 bytes.
+    // docs/semantics.md#value-order (prod test): `__id<int64>__` IDs first by value, then UTF-8 bytes.
     @Test("document-ID order vector")
     func documentIDs() {
         let ids = ["A", "a", "Aa", "7", "12", "__id7__", "__id12__", "__id-2__", "__id1_", "_id1__", "__id",
@@ -253,7 +253,7 @@ struct ValueOrderTests {
 
     // MARK: Containers
 
-    // semantics §2: [1,2,3] < [1,2,3,1] < [2]
+    // docs/semantics.md#value-order: [1,2,3] < [1,2,3,1] < [2]
     @Test("arrays: element-wise, prefix first")
     func arrays() {
         let a: Value = .array([.integer(1), .integer(2), .integer(3)])
@@ -268,7 +268,7 @@ struct ValueOrderTests {
         #expect(Value.compare(.array([.null, .integer(5)]), .array([.boolean(false)])) == -1)
     }
 
-    // semantics §2: dimension first, then element-wise.
+    // docs/semantics.md#value-order: dimension first, then element-wise.
     @Test("vectors: dimension first")
     func vectors() {
         #expect(Value.compare(.vector([9, 9]), .vector([1, 1, 1])) == -1)
@@ -280,7 +280,7 @@ struct ValueOrderTests {
         #expect(Value.compare(.vector([1e300]), .map(MapValue())) == -1)
     }
 
-    // semantics §2: the docs' map ordering example, ascending.
+    // docs/semantics.md#value-order: the docs' map ordering example, ascending.
     @Test("maps: the documentation example")
     func mapsDocsExample() {
         let expected: [Value] = [
@@ -310,7 +310,7 @@ struct ValueOrderTests {
     }
 }
 
-@Suite("Value equality (semantics §3)")
+@Suite("Value equality (docs/semantics.md#equality)")
 struct ValueEqualityTests {
     static let nan = Value.double(.nan)
 

@@ -3,7 +3,7 @@ import Testing
 @testable import HearthCore
 
 // `Value ==` is identity (same type, same bits): what "did this write change the document"
-// needs (semantics §25: changing 1 to 1.0 is a change). Firestore equality is tested in
+// needs (docs/semantics.md#observed-on-the-official-emulator: changing 1 to 1.0 is a change). Firestore equality is tested in
 // ValueOrderTests.
 @Suite("Value identity")
 struct ValueTests {
@@ -181,7 +181,7 @@ struct GeoPointTests {
     }
 }
 
-@Suite("FirestoreError codes (semantics §20)")
+@Suite("FirestoreError codes (docs/semantics.md#error-codes)")
 struct FirestoreErrorTests {
     @Test("gRPC numbers and names", arguments: [
         (FirestoreError.Code.cancelled, 1, "CANCELLED"), (.unknown, 2, "UNKNOWN"), (.invalidArgument, 3, "INVALID_ARGUMENT"),

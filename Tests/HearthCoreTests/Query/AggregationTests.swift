@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-/// count / sum / average (semantics §10).
+/// count / sum / average (docs/semantics.md#aggregations).
 @Suite struct AggregationTests {
     func run(_ db: Database, _ query: StructuredQuery, _ aggregations: [Aggregation]) throws -> [String: Value] {
         try db.runAggregation(query, aggregations: aggregations).values

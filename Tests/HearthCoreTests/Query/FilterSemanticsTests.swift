@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-/// Production's per-operator semantics (semantics.md §5), on its own test vectors. Every
+/// Production's per-operator semantics (docs/semantics.md#filters), on its own test vectors. Every
 /// query is run twice — from indexes and by a full scan — and both must agree.
 @Suite struct FilterSemanticsTests {
-    /// The `zip` collection of §5: NaN, numbers, arrays, a map, null and a missing field.
+    /// The `zip` collection of docs/semantics.md#filters: NaN, numbers, arrays, a map, null and a missing field.
     static func zipDatabase() throws -> Database {
         try makeQueryDatabase([
             ("z/a", testFields(["zip": .double(.nan)])),

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 @testable import HearthCore
 
@@ -6,26 +7,15 @@ import Testing
 /// answer of a full scan, which in turn must equal a brute-force reference written here
 /// from the specification (filter, order-by presence, sort, cursors, offset, limit).
 @Suite struct QueryDifferentialTests {
-    struct Rng: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let pool: [Value] = [
         .null, .boolean(true), .integer(1), .integer(2), .double(2.0), .double(2.5), .integer(3), .double(.nan),
         .string("a"), .string("b"), .array([.integer(1)]), .array([.integer(1), .integer(2)]), .array([.string("a"), .integer(3)]),
         testMap(["k": .integer(1)]),
     ]
 
-    func randomValue(_ r: inout Rng) -> Value { Self.pool.randomElement(using: &r)! }
+    func randomValue(_ r: inout SplitMix64) -> Value { Self.pool.randomElement(using: &r)! }
 
-    func randomFilter(_ r: inout Rng, depth: Int = 0) -> QueryFilter {
+    func randomFilter(_ r: inout SplitMix64, depth: Int = 0) -> QueryFilter {
         let fields = ["a", "b", "m.k"]
         let f = fields.randomElement(using: &r)!
         if depth < 2, Int.random(in: 0..<5, using: &r) == 0 {
@@ -82,7 +72,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4])
     func indexScanFullScanAndReferenceAgree(seed: UInt64) throws {
-        var r = Rng(state: seed)
+        var r = SplitMix64(seed: seed)
         var docs: [(String, MapValue)] = []
         for i in 0..<60 {
             var fields = MapValue()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-/// Composite filters, ordering, cursors, limits and collection groups (semantics §6–§9).
+/// Composite filters, ordering, cursors, limits and collection groups (docs/semantics.md#composite-filters-and-limits, #ordering, #cursors, #collection-groups).
 @Suite struct QueryShapeTests {
     static func orDatabase() throws -> Database {
         try makeQueryDatabase([

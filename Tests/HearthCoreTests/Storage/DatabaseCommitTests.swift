@@ -2,13 +2,13 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-@Suite("Database commits: atomicity, metadata, commit times (semantics §16, §17, §25)")
+@Suite("Database commits: atomicity, metadata, commit times (docs/semantics.md#batches, #create-and-update-times, #observed-on-the-official-emulator)")
 struct DatabaseCommitTests {
     let db: Database
     let clock: ManualClock
     init() { (db, clock) = makeTestDatabase() }
 
-    // semantics §16 (prod test): set a + update missing b → NOT_FOUND and a is not written.
+    // docs/semantics.md#batches (prod test): set a + update missing b → NOT_FOUND and a is not written.
     @Test("a failing write leaves nothing applied")
     func batchAtomicity() throws {
         try db.commit([.set(testPath("c/x"), testFields(["v": .integer(1)]))])
@@ -43,7 +43,7 @@ struct DatabaseCommitTests {
         #expect(db.state().documentCount == 1)
     }
 
-    // semantics §11: the size limit applies to the final document of the commit.
+    // docs/semantics.md#writes: the size limit applies to the final document of the commit.
     @Test("size limit checked on the final document; an oversized final document aborts the batch")
     func sizeOnFinalDocument() throws {
         let big = testFields(["big": .map(testFields(["a": .string(String(repeating: "x", count: 550_000)),
@@ -73,7 +73,7 @@ struct DatabaseCommitTests {
         #expect(db.state().documentCount == 0)
     }
 
-    // MARK: Unchanged documents (semantics §11, §25)
+    // MARK: Unchanged documents (docs/semantics.md#writes, #observed-on-the-official-emulator)
 
     @Test("a write that changes nothing keeps updateTime and reports the previous one")
     func noOpWrite() throws {
@@ -102,7 +102,7 @@ struct DatabaseCommitTests {
         #expect(db.document(testPath("c/d"))?.fields == testFields(["a": .double(1.0), "m": testMap(["x": .string("y"), "z": .integer(2)])]))
     }
 
-    // semantics §25: changing 1 to 1.0 is a change.
+    // docs/semantics.md#observed-on-the-official-emulator: changing 1 to 1.0 is a change.
     @Test("1 → 1.0 is a change")
     func intToDoubleIsAChange() throws {
         let t1 = try db.commit([.set(testPath("c/d"), testFields(["a": .integer(1)]))]).commitTime
@@ -124,7 +124,7 @@ struct DatabaseCommitTests {
         #expect(r.writeResults.map(\.updateTime) == [t1, t1])
     }
 
-    // MARK: createTime / updateTime (semantics §17)
+    // MARK: createTime / updateTime (docs/semantics.md#create-and-update-times)
 
     @Test("createTime and updateTime follow the document's life")
     func metadata() throws {
@@ -185,7 +185,7 @@ struct DatabaseCommitTests {
         #expect(db.state().documentCount == 4)
     }
 
-    // MARK: Commit times (semantics §17)
+    // MARK: Commit times (docs/semantics.md#create-and-update-times)
 
     @Test("commit times strictly increase while a manual clock stands still")
     func commitTimesIncrease() throws {

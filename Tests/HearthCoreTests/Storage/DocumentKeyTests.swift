@@ -17,7 +17,7 @@ struct DocumentKeyTests {
         "longcollectionname/abcdefghijklmnopqrstuvwxyz/sub/a", "longcollectionnamf/a",
     ].map { ResourcePath(segments: $0.split(separator: "/").map(String.init)) }
 
-    /// The documented order: parent collection path, then document ID (§2 ID order).
+    /// The documented order: parent collection path, then document ID (the ID order of docs/semantics.md#value-order).
     static func reference(_ a: ResourcePath, _ b: ResourcePath) -> Int {
         let c = ResourcePath.compare(a.parent, b.parent)
         return c != 0 ? c : ResourcePath.compareSegments(a.lastSegment, b.lastSegment)

@@ -1,18 +1,6 @@
+import SeededRandom
 import Testing
 @testable import HearthCore
-
-/// Deterministic PRNG for reproducible randomized tests.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 private typealias IntMap = PersistentSortedMap<Int, Int>
 
@@ -74,7 +62,6 @@ private func sameDiff(_ a: [(key: Int, old: Int?, new: Int?)], _ b: [(key: Int, 
 
 @Suite("PersistentSortedMap")
 struct PersistentSortedMapTests {
-
     @Test func emptyMap() {
         var map = IntMap()
         #expect(map.count == 0)

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import HearthCore
 
-@Suite("Server-side transactions (semantics §13, §20)")
+@Suite("Server-side transactions (docs/semantics.md#transactions, #error-codes)")
 struct ServerTransactionTests {
     let db: Database
     let clock: ManualClock
@@ -84,7 +84,7 @@ struct ServerTransactionTests {
         #expect(counter() == 2)
     }
 
-    // semantics §20: same document read twice with different versions → ABORTED.
+    // docs/semantics.md#transactions: same document read twice with different versions → ABORTED.
     @Test("reading a document again after it changed → ABORTED")
     func rereadChanged() throws {
         try db.commit([.set(testPath("c/d"), testFields(["n": .integer(1)]))])

@@ -18,7 +18,7 @@ struct TransformCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(current.map(\.description) ?? "missing") ∘ \(kind) → \(expected) \(note)" }
 }
 
-@Suite("Field transforms (semantics §12)")
+@Suite("Field transforms (docs/semantics.md#field-transforms)")
 struct FieldTransformTests {
     static let nan = Value.double(.nan)
     static func i(_ v: Int64) -> Value { .integer(v) }
@@ -138,7 +138,7 @@ struct FieldTransformTests {
         TransformCase(arr(i(1), i(2), i(1), i(3)), .removeAllFromArray([i(1)]), arr(i(2), i(3)), "all occurrences"),
         TransformCase(arr(i(3), d(3.0), i(4)), .removeAllFromArray([i(3)]), arr(i(4)), "3 == 3.0"),
         TransformCase(arr(i(3), d(3.0), i(4)), .removeAllFromArray([d(3)]), arr(i(4))),
-        TransformCase(arr(i(0), d(-0.0), d(0.0)), .removeAllFromArray([d(-0.0)]), arr(), "-0.0 == 0 (§25)"),
+        TransformCase(arr(i(0), d(-0.0), d(0.0)), .removeAllFromArray([d(-0.0)]), arr(), "-0.0 == 0 (docs/semantics.md#observed-on-the-official-emulator)"),
         TransformCase(arr(nan, i(1), nan), .removeAllFromArray([nan]), arr(i(1)), "NaN == NaN here"),
         TransformCase(arr(.null, i(1)), .removeAllFromArray([.null]), arr(i(1)), "null == null"),
         TransformCase(arr(i(1), i(2)), .removeAllFromArray([i(2), i(2)]), arr(i(1)), "duplicate arguments"),
@@ -171,7 +171,7 @@ struct FieldTransformTests {
     }
 }
 
-@Suite("Field transforms through Database.commit (semantics §12, §16, §25)")
+@Suite("Field transforms through Database.commit (docs/semantics.md#field-transforms, #batches, #observed-on-the-official-emulator)")
 struct FieldTransformCommitTests {
     let db: Database
     let clock: ManualClock
@@ -181,7 +181,7 @@ struct FieldTransformCommitTests {
         FieldTransform(path: testFieldPath(path), kind: kind)
     }
 
-    // semantics §12 (prod test): one commit → one server timestamp, across documents.
+    // docs/semantics.md#field-transforms (prod test): one commit → one server timestamp, across documents.
     @Test("serverTimestamp is the commit time, the same for every write of a commit")
     func serverTimestamp() throws {
         clock.set(Timestamp(seconds: testEpoch.seconds, nanos: 123_456_789))
@@ -214,7 +214,7 @@ struct FieldTransformCommitTests {
                 == testFields(["n": .integer(3), "arr": .array([.integer(2)]), "max": .double(1.5)]))
     }
 
-    // semantics §25: two transforms of one field, or an update and a transform, apply in order.
+    // docs/semantics.md#observed-on-the-official-emulator: two transforms of one field, or an update and a transform, apply in order.
     @Test("two transforms on one field apply in order")
     func transformsInOrder() throws {
         try db.commit([.set(testPath("c/d"), testFields(["x": .integer(1)]))])
@@ -240,7 +240,7 @@ struct FieldTransformCommitTests {
         #expect(db.document(testPath("c/d"))?.fields == testFields(["x": .integer(1), "y": .integer(6)]))
     }
 
-    // semantics §12: increment works with set-merge on a missing document; update → NOT_FOUND.
+    // docs/semantics.md#field-transforms: increment works with set-merge on a missing document; update → NOT_FOUND.
     @Test("increment on a missing document: merge creates, update fails")
     func incrementMissing() throws {
         let merge = Write(path: testPath("c/m"), operation: .update(MapValue(), mask: []), transforms: [Self.t("n", .increment(.integer(3)))])

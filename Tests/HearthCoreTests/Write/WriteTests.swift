@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthCore
 
-@Suite("Writes through Database.commit (semantics §11, §16)")
+@Suite("Writes through Database.commit (docs/semantics.md#writes, #batches)")
 struct WriteTests {
     let db: Database
     let clock: ManualClock
@@ -36,7 +36,7 @@ struct WriteTests {
         try db.commit([.set(testPath("c/d"), testFields(["i": .integer(1), "d": .double(1.0), "z": .double(-0.0)]))])
         #expect(fields("c/d")?["i"] == .integer(1))
         #expect(fields("c/d")?["d"] == .double(1.0))
-        #expect(fields("c/d")?["z"] == .double(-0.0))  // sign preserved [A1]
+        #expect(fields("c/d")?["z"] == .double(-0.0))  // sign preserved (docs/semantics.md#open-points, A1)
     }
 
     // MARK: update with a mask
@@ -77,7 +77,7 @@ struct WriteTests {
         #expect(fields("c/d") == c.expected)
     }
 
-    // semantics §11: updateData on a missing document → NOT_FOUND with the full name.
+    // docs/semantics.md#writes: updateData on a missing document → NOT_FOUND with the full name.
     @Test("update of a missing document is NOT_FOUND")
     func updateMissing() {
         expectFirestoreError(.notFound, message: "No document to update: projects/p/databases/(default)/documents/c/missing") {
@@ -190,7 +190,7 @@ struct WriteTests {
 
     // MARK: Several writes to one document
 
-    // semantics §16 (prod test): delete, set {a:1,b:1,when:"when"}, update {b:2, when: serverTimestamp}.
+    // docs/semantics.md#batches (prod test): delete, set {a:1,b:1,when:"when"}, update {b:2, when: serverTimestamp}.
     @Test("writes to the same document apply in order")
     func sameDocumentInOrder() throws {
         try db.commit([.set(testPath("c/d"), testFields(["old": .boolean(true)]))])
@@ -203,7 +203,7 @@ struct WriteTests {
         #expect(fields("c/d") == testFields(["a": .integer(1), "b": .integer(2), "when": .timestamp(r.commitTime)]))
     }
 
-    // semantics §13 matrix and §20: d,u on one document in one commit → INVALID_ARGUMENT,
+    // docs/semantics.md#transactions matrix and docs/semantics.md#error-codes: d,u on one document in one commit → INVALID_ARGUMENT,
     // whether or not the document existed before.
     @Test("update after delete in one commit is INVALID_ARGUMENT and applies nothing", arguments: [true, false])
     func updateAfterDelete(existed: Bool) throws {
@@ -220,7 +220,7 @@ struct WriteTests {
         #expect(fields("c/d") == (existed ? testFields(["a": .integer(1)]) : nil))
     }
 
-    // semantics §13 matrix: d,s → the document holds the last data; s,d → deleted.
+    // docs/semantics.md#transactions matrix: d,s → the document holds the last data; s,d → deleted.
     @Test("delete then set, set then delete in one commit")
     func deleteSetSequences() throws {
         try db.commit([.set(testPath("c/d"), testFields(["a": .integer(1)]))])

@@ -1,7 +1,7 @@
 import Testing
 @testable import HearthRules
 
-/// List, set, map and map_diff methods (rules-language.md §9.2–9.5, §21.8–11).
+/// List, set, map and map_diff methods (docs/rules-language.md#methods).
 @Suite struct CollectionBuiltinTests {
     @Test func lists() {
         #expect(holds("[1, 2, 3].size() == 3 && [].size() == 0"))
@@ -29,11 +29,11 @@ import Testing
     @Test func maps() throws {
         #expect(holds("{'a': 1, 'b': 2}.size() == 2"))
         #expect(holds("{'b': 2, 'a': 1}.keys() == ['a', 'b']"))     // sorted
-        #expect(holds("{'b': 2, 'a': 1}.values() == [2, 1]"))       // written order (§21.9)
+        #expect(holds("{'b': 2, 'a': 1}.values() == [2, 1]"))       // written order (docs/rules-language.md#methods)
         #expect(holds("{'a': 1}.get('a', 7) == 1 && {'a': 1}.get('b', 7) == 7"))
         #expect(holds("{'a': {'b': 1}}.get(['a', 'b'], 7) == 1 && {'a': {'b': 1}}.get(['a', 'c'], 7) == 7"))
         #expect(holds("{'a': 1}.get(['a', 'b'], 7) == 7"))
-        #expect(holds("{'a': 1}.get([], 7) == {'a': 1}"))            // §21.11
+        #expect(holds("{'a': 1}.get([], 7) == {'a': 1}"))            // docs/rules-language.md#methods
         #expect(try outcome("{'a': 1}.hasAll(['a'])") == .error("Function not found error: Name: [hasAll]."))
         #expect(errors("{'a': 1}.keys().difference(['a'])"))
     }
@@ -42,7 +42,7 @@ import Testing
         #expect(holds("{'a': 1}.diff({}).addedKeys() == ['a'].toSet()"))
         #expect(holds("{}.diff({'a': 1}).removedKeys() == ['a'].toSet()"))
         #expect(holds("{'a': 1}.diff({'a': 2}).changedKeys() == ['a'].toSet()"))
-        #expect(holds("{'a': 1}.diff({'a': 1.0}).unchangedKeys() == ['a'].toSet()"))  // §21.8
+        #expect(holds("{'a': 1}.diff({'a': 1.0}).unchangedKeys() == ['a'].toSet()"))  // docs/rules-language.md#operators
         #expect(holds("{'a': 0, 'c': 0, 'u': 0}.diff({'r': 0, 'c': 1, 'u': 0}).affectedKeys() == ['a', 'r', 'c'].toSet()"))
         #expect(holds("{'a': 1}.diff({'a': 1}).affectedKeys().size() == 0"))
         #expect(!holds("{'a': 1}.diff({}).addedKeys() is set"))

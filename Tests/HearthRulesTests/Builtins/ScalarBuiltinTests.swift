@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HearthRules
 
-/// Conversions, math, time, latlng, hashing and paths (rules-language.md §8, §9.6–9.10, §21.6, §21.12–14).
+/// Conversions, math, time, latlng, hashing and paths (docs/rules-language.md#global-functions, #methods).
 @Suite struct ScalarBuiltinTests {
     @Test func conversions() throws {
         #expect(holds("string(true) == 'true' && string(1) == '1' && string(2.0) == '2.0' && string(null) == 'null'"))

@@ -1,7 +1,7 @@
 import Testing
 @testable import HearthRules
 
-/// String methods (rules-language.md §9.1 as settled by §21.2–5).
+/// String methods (docs/rules-language.md#methods).
 @Suite struct StringBuiltinTests {
     @Test func sizesAndIndexesCountUTF16CodeUnits() {
         #expect(holds("'abc'.size() == 3 && '😀'.size() == 2 && '😀a'.size() == 3"))

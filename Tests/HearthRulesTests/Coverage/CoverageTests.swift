@@ -18,7 +18,11 @@ import Testing
         let right = try #require(byText["id.size() > 3"])
         #expect(right.evaluations == 2)    // short-circuited once
         #expect(report.coveredFraction == 1)
-        #expect(report.json().contains("\"expression\": \"id.size() > 3\", \"evaluations\": 2, \"true\": 1, \"false\": 1"))
+        let json = try JSON.parse(report.json())
+        let expressions = try #require(json["expressions"]?.arrayValue)
+        let size = try #require(expressions.first { $0["expression"] == .string("id.size() > 3") })
+        #expect(size["evaluations"] == .int(2) && size["true"] == .int(1) && size["false"] == .int(1) && size["errors"] == .int(0))
+        #expect(json["covered"] == .number("1.0000"))
         #expect(report.html().contains("<tr class=\"hit\">"))
     }
 

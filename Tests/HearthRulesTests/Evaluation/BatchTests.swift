@@ -2,7 +2,7 @@ import HearthCore
 import Testing
 @testable import HearthRules
 
-/// Batched writes and transactions (rules-language.md §14) and access-call limits (§16, §21.16).
+/// Batched writes and transactions (docs/rules-language.md#batches-and-transactions) and access-call limits (docs/rules-language.md#limits).
 @Suite struct BatchTests {
     let rules = """
         match /cities/{city} {
@@ -61,7 +61,7 @@ import Testing
         for i in 0..<30 { d["docs/d\(i)"] = fields(("n", .integer(Int64(i)))) }
         #expect(holds(existsChain(10), docs: d))
         #expect(errors(existsChain(11), docs: d))
-        #expect(holds("(\(existsChain(11))) || true", docs: d))          // absorbed (§21.16)
+        #expect(holds("(\(existsChain(11))) || true", docs: d))          // absorbed (docs/rules-language.md#limits)
         #expect(holds(Array(repeating: "exists(/databases/$(database)/documents/docs/d0)", count: 12).joined(separator: " && "), docs: d))
         #expect(try outcome("false && \(existsChain(11))", docs: d) == .notGranted)
     }

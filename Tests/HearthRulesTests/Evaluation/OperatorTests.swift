@@ -1,7 +1,7 @@
 import Testing
 @testable import HearthRules
 
-/// Operators and their error semantics (rules-language.md §6, §21.1, §21.7, §21.8).
+/// Operators and their error semantics (docs/rules-language.md#errors-and-truthiness, #precedence, #operators).
 @Suite struct OperatorTests {
     @Test func isSharesEqualitysPrecedenceLeftToRight() throws {
         // As the official emulator parses them (probed): `('a' is string) == true`, and
@@ -23,7 +23,7 @@ import Testing
         #expect(errors("9223372036854775807 + 1 > 0"))
         #expect(errors("9223372036854775807 * 2 > 0"))
         #expect(holds("-9223372036854775807 - 1 < 0"))
-        #expect(holds("1.0 / 0 > 1000000.0"))            // +Inf, not an error (§21.7)
+        #expect(holds("1.0 / 0 > 1000000.0"))            // +Inf, not an error (docs/rules-language.md#operators)
         #expect(holds("math.isNaN(0.0 / 0.0)"))
         #expect(!holds("(0.0 / 0.0) == (0.0 / 0.0)"))
         #expect(errors("'a' + 1 == 'a1'"))
@@ -64,7 +64,7 @@ import Testing
         #expect(errors("1 < 2 < 3"))
     }
 
-    /// §6.2: errors propagate except where && / || / ?: absorb them.
+    /// docs/rules-language.md#errors-and-truthiness: errors propagate except where && / || / ?: absorb them.
     @Test func errorAbsorption() throws {
         #expect(holds("(1 / 0 == 1) || true"))
         #expect(try outcome("(1 / 0 == 1) && false") == .notGranted)
@@ -98,7 +98,7 @@ import Testing
         #expect(holds("[1] is list && {'a': 1} is map && b'a' is bytes && path('a/b') is path"))
         #expect(holds("request.time is timestamp && duration.value(1, 's') is duration && latlng.value(1, 2) is latlng"))
         #expect(holds("{'a': 1}.diff({}) is map_diff"))
-        #expect(!holds("[1].toSet() is set"))         // §21.10
+        #expect(!holds("[1].toSet() is set"))         // docs/rules-language.md#operators
         #expect(!holds("[1].toSet() is list"))
         #expect(!holds("null is string"))
         #expect(errors("{'a': 1}.b is string"))        // the operand is evaluated first

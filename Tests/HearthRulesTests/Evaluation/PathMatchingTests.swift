@@ -1,7 +1,7 @@
 import Testing
 @testable import HearthRules
 
-/// Which allows apply (rules-language.md §3).
+/// Which allows apply (docs/rules-language.md#match-paths).
 @Suite struct PathMatchingTests {
     func allowed(_ p: RulesProgram, _ docPath: String, _ method: RulesMethod = .get) -> Bool {
         p.evaluate(RulesRequest(method: method, path: path(docPath), auth: .mockUser(uid: "alice"), time: testTime), data: store([:])).allowed

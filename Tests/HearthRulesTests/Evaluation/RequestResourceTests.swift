@@ -3,7 +3,7 @@ import HearthCore
 import Testing
 @testable import HearthRules
 
-/// `request` and `resource` by method (rules-language.md §10–11, §21.18).
+/// `request` and `resource` by method (docs/rules-language.md#request, #resource).
 @Suite struct RequestResourceTests {
     let rules = """
         match /docs/{id} {
@@ -104,7 +104,7 @@ import Testing
         let d = ["s/d": fields(("n", .integer(7)))]
         #expect(holds("get(/databases/$(database)/documents/s/d).data.n == 7 && get(/databases/$(database)/documents/s/d).id == 'd'", docs: d))
         #expect(holds("exists(/databases/$(database)/documents/s/d) && !exists(/databases/$(database)/documents/s/none)", docs: d))
-        #expect(errors("get(/databases/$(database)/documents/s/none) == null", docs: d))   // §21.17
+        #expect(errors("get(/databases/$(database)/documents/s/none) == null", docs: d))   // docs/rules-language.md#document-access
         #expect(try outcome("exists('/databases/(default)/documents/s/d')", docs: d)
                 == .error("Unsupported operation error. Received: exists(string). Expected: exists(path)."))
         #expect(errors("exists(/s/d)", docs: d))

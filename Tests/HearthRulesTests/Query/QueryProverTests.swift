@@ -2,8 +2,8 @@ import HearthCore
 import Testing
 @testable import HearthRules
 
-/// List queries are proved from their constraints (rules-language.md §15.4 worked examples,
-/// §21.19 for what the emulator proves).
+/// List queries are proved from their constraints (docs/rules-language.md#list-queries worked examples,
+/// docs/rules-language.md#list-queries for what the emulator proves).
 @Suite struct QueryProverTests {
     let alice = RulesAuth.mockUser(uid: "alice")
 

@@ -37,7 +37,7 @@ import Testing
         #expect(p.warnings.map(\.message).contains("Ruleset uses old version (version [1]). Please update to the latest version (version [2])."))
     }
 
-    /// rules-language.md §21.1: unary > * / % > + - > relational > == != > is > in > && > || > ?:
+    /// docs/rules-language.md#precedence: unary > * / % > + - > relational > == != > is > in > && > || > ?:
     @Test func precedenceFollowsTheEmulator() {
         #expect(errors("'a' in ['a'] == true"))        // 'a' in (['a'] == true)
         #expect(!holds("true == 'a' in ['a']"))        // (true == 'a') in ['a'] → false
@@ -70,7 +70,7 @@ import Testing
         "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n    match /x/{id} { allow get: if \(condition); }\n  }\n}\n"
     }
 
-    /// Compile errors the emulator reports (§21 "Compile time"), with file:line:col.
+    /// Compile errors the emulator reports (docs/rules-language.md#compile-time-diagnostics), with file:line:col.
     @Test func diagnosticsNamePositionAndExpectation() throws {
         let e1 = try #require(firstError(wrapped("1e3 == 1")))
         #expect(e1.description == "f.rules:4:36: error: Unexpected 'e3'.")

@@ -3,7 +3,7 @@ import HearthCore
 import Testing
 @testable import HearthRules
 
-/// The `hearth rules test` case format (DESIGN.md) and the Hearth JSON it reads.
+/// The `hearth rules test` case format (docs/formats.md#rules-test-cases) and the Hearth JSON it reads.
 @Suite struct TestSuiteTests {
     @Test func hearthJSONKeepsIntegersAndDoublesApart() throws {
         let j = try JSON.parse(#"{"i": 9007199254740993, "d": 1.0, "max": 9223372036854775807, "min": -9223372036854775808, "t": {"$timestamp": "2026-01-01T09:00:00Z"}, "r": {"$reference": "users/alice"}, "b": {"$bytes": "aGk="}, "g": {"$geopoint": [1, 2]}, "m": {"$map": {"$x": 1}}, "e": "\u00e9\ud83d\ude00"}"#)

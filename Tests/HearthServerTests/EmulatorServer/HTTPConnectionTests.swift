@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import SeededRandom
 import Testing
 @testable import HearthGRPC
 @testable import HearthServer
@@ -78,7 +79,7 @@ import Testing
         limits.headerTimeout = 0.2
         limits.bodyTimeout = 0.2
         try withServer(limits: limits) { server in
-            var rng = ProtoFuzzTests.SplitMix(state: 7)
+            var rng = SplitMix64(seed: 7)
             for round in 0..<120 {
                 let c = try RawHTTPClient(port: server.port)
                 var bytes = Array("POST \(docs):commit HTTP/1.1\r\nContent-Length: 20\r\n\r\n{\"writes\": [{}]}xxxx".utf8)

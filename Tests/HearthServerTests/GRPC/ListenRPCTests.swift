@@ -5,7 +5,7 @@ import Testing
 @testable import HearthServer
 @testable import HearthTransport
 
-/// The gRPC Listen stream over loopback (wire-protocol §6): the initial sequence of a
+/// The gRPC Listen stream over loopback (docs/protocol.md#listen): the initial sequence of a
 /// query and of a document target, changes after commits, remove_target, resume tokens,
 /// bad targets, rules denials and malformed requests, and the engine listeners released
 /// when the stream ends.

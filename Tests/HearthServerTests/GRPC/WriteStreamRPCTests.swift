@@ -5,7 +5,7 @@ import Testing
 @testable import HearthServer
 @testable import HearthTransport
 
-/// The gRPC Write stream over loopback (wire-protocol §7): the handshake, atomic batches
+/// The gRPC Write stream over loopback (docs/protocol.md#the-write-stream): the handshake, atomic batches
 /// answered with tokens, one WriteResult per write and the commit time, the empty teardown
 /// request, a failed precondition, a rules denial and malformed requests ending the stream.
 @Suite struct WriteStreamRPCTests {

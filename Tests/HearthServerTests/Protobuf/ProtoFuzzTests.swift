@@ -1,4 +1,5 @@
 import HearthCore
+import SeededRandom
 import Testing
 @testable import HearthGRPC
 @testable import HearthServer
@@ -7,18 +8,6 @@ import Testing
 /// Random and mutated bytes fed to every decoder: they must never trap, and every
 /// failure must be INVALID_ARGUMENT.
 @Suite struct ProtoFuzzTests {
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let db = DatabaseID(project: "p")
 
     /// Runs every decoder on `bytes`; records any error that is not INVALID_ARGUMENT.
@@ -58,7 +47,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() {
-        var rng = SplitMix(state: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<3000 {
             let count = Int.random(in: 0...64, using: &rng)
             Self.decodeAll((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
@@ -66,7 +55,7 @@ import Testing
     }
 
     @Test func mutatedMessagesNeverCrash() {
-        var rng = SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         let seeds = Self.seeds()
         for seed in seeds {
             for _ in 0..<60 {

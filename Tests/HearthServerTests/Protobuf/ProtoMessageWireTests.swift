@@ -9,7 +9,7 @@ import Testing
 /// errors reach the caller as INVALID_ARGUMENT naming the field and offset, with bounded nesting.
 @Suite struct ProtoMessageWireTests {
     @Test func specReferenceBytes() throws {
-        // wire-protocol §4: oneof members are encoded even when default.
+        // docs/protocol.md#protobuf-encoding: oneof members are encoded even when default.
         #expect(ValueMessage.serialize(.null) == [0x58, 0x00])
         #expect(ValueMessage.serialize(.boolean(false)) == [0x08, 0x00])
         #expect(ValueMessage.serialize(.integer(0)) == [0x10, 0x00])
@@ -25,6 +25,24 @@ import Testing
         var d = ProtoWriter()
         DocumentMessage.encode(.init(name: db.resourceName(doc.path), fields: doc.fields), into: &d)
         #expect(d.bytes == [0x0A, 0x2C] + Array("projects/p/databases/(default)/documents/c/d".utf8) + [0x12, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01])
+    }
+
+    // A stored document's name is written piece by piece; it must be the resource name's
+    // bytes exactly, with its length prefix (long and non-ASCII names included).
+    @Test(arguments: [("p", "(default)", "c/d"), ("demo-app", "named-db", "users/alice/posts/p1"),
+                      ("p", "(default)", "caf\u{E9}/\u{1F600}"), ("p", "(default)", "c/" + String(repeating: "x", count: 200))])
+    func storedDocumentNames(_ project: String, _ database: String, _ path: String) throws {
+        let db = DatabaseID(project: project, database: database)
+        let doc = Document(path: try ResourcePath.parse(path), fields: MapValue([("a", .integer(1))]),
+                           createTime: Timestamp(seconds: 1, nanos: 0), updateTime: Timestamp(seconds: 2, nanos: 0))
+        var stored = ProtoWriter()
+        DocumentMessage.encode(doc, database: db, into: &stored)
+        var built = ProtoWriter()
+        built.writeString(1, db.resourceName(doc.path))
+        ValueMessage.encodeFields(doc.fields, field: 2, into: &built)
+        WellKnownMessages.writeTimestamp(3, doc.createTime, into: &built)
+        WellKnownMessages.writeTimestamp(4, doc.updateTime, into: &built)
+        #expect(stored.bytes == built.bytes)
     }
 
     @Test func wrongWireTypeForAKnownField() {

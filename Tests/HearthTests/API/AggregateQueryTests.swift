@@ -3,11 +3,11 @@ import Testing
 @testable import Hearth
 
 /// count / sum / average through `Query.count`, `aggregate(_:)` and `AggregateQuerySnapshot`
-/// (semantics §10, swift-api.md §7).
+/// (docs/semantics.md#aggregations, docs/embedded-api.md#aggregations).
 @Suite struct AggregateQueryTests {
     private func booksDB() async throws -> CollectionReference {
         let db = qDB()
-        // The js-sdk prod/emulator vector (semantics §10).
+        // The js-sdk prod/emulator vector (docs/semantics.md#aggregations).
         try await qSeed(db, collection: "books", [
             "a": ["pages": 100, "year": 1980],
             "b": ["pages": 50, "year": 2020],
@@ -21,7 +21,7 @@ import Testing
         try await query.aggregate(fields).getAggregation(source: .server)
     }
 
-    // MARK: Values (semantics §10 vectors)
+    // MARK: Values (docs/semantics.md#aggregations vectors)
 
     @Test func countTheTypicalWay() async throws {
         let books = try await booksDB()
@@ -211,7 +211,7 @@ import Testing
         #expect(snapshot.count.intValue == 2)
     }
 
-    // MARK: Programmer errors (swift-api.md §7)
+    // MARK: Programmer errors (docs/embedded-api.md#aggregations)
 
     @Test func askingForAnAggregationNotRequested() async throws {
         let books = try await booksDB()

@@ -3,7 +3,7 @@ import Testing
 @testable import Hearth
 
 /// The completion-handler forms: each handler runs once, on `settings.dispatchQueue`
-/// (swift-api.md §0.1 item 5).
+/// (docs/embedded-api.md#linux-and-apple-platforms item 5).
 @Suite struct CompletionHandlerTests {
     @Test func writeCompletionsRunOnTheConfiguredQueue() async throws {
         let callbacks = APICallbackQueue()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// Value and document cursors through the `Query` API (semantics §8).
+/// Value and document cursors through the `Query` API (docs/semantics.md#cursors).
 @Suite struct CursorTests {
     /// v: 1…5 on a…e, with two ties on 3 (c, c2).
     private func numbersDB() async throws -> (Firestore, CollectionReference) {
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func documentIDCursorsOnACollectionGroupTakePaths() async throws {
-        // Prod test (semantics §8). As in the SDK's test, the group's ID starts with "b" so
+        // Prod test (docs/semantics.md#cursors). As in the SDK's test, the group's ID starts with "b" so
         // it sorts between the other segments ("a" < "bcg" < "c").
         let db = qDB()
         try await qSeed(db, [
@@ -167,7 +167,7 @@ import Testing
         #expect(try await qIDs(n.order(by: "v", descending: true).start(afterDocument: top).limit(to: 2)) == qList("d c2"))
     }
 
-    // MARK: Programmer errors (semantics §7, §8)
+    // MARK: Programmer errors (docs/semantics.md#ordering, #cursors)
 
     @Test func tooManyCursorValues() {
         let c = qDB().collection("c")

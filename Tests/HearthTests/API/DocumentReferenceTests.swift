@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// Writes through `DocumentReference` / `CollectionReference` (semantics §11, §14, §18).
+/// Writes through `DocumentReference` / `CollectionReference` (docs/semantics.md#writes, #paths-and-ids, #reads).
 @Suite struct DocumentReferenceTests {
     // MARK: setData(merge: true)
 

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// `FirestoreErrorCode` as app code matches it (swift-api.md §0.1 item 6, §14), and the
-/// server-side validation errors writes can fail with (semantics §4, §15, §20).
+/// `FirestoreErrorCode` as app code matches it (docs/embedded-api.md#linux-and-apple-platforms item 6, #errors), and the
+/// server-side validation errors writes can fail with (docs/semantics.md#field-paths, #document-size-and-limits, #error-codes).
 @Suite struct ErrorTests {
     private func notFoundError() async -> Error? {
         let ref = apiDB().document("users/nobody")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// Every `FieldValue` sentinel end to end (semantics §11, §12).
+/// Every `FieldValue` sentinel end to end (docs/semantics.md#writes, #field-transforms).
 @Suite struct FieldValueTests {
     // MARK: serverTimestamp
 

@@ -3,11 +3,11 @@ import Testing
 @testable import Hearth
 
 /// Every filter operator through `whereField` and `Filter`, AND/OR trees, document-ID
-/// filters, and the SDK's client-side filter checks (semantics §5, §6).
+/// filters, and the SDK's client-side filter checks (docs/semantics.md#filters, #composite-filters-and-limits).
 @Suite struct FilterTests {
     // MARK: Fixtures
 
-    /// The `zip` collection of semantics §5 (prod test).
+    /// The `zip` collection of docs/semantics.md#filters (prod test).
     private func zipDB() async throws -> (Firestore, CollectionReference) {
         let db = qDB()
         try await qSeed(db, collection: "zips", [
@@ -25,7 +25,7 @@ import Testing
         return (db, db.collection("zips"))
     }
 
-    /// The `array` collection of semantics §5 (prod test).
+    /// The `array` collection of docs/semantics.md#filters (prod test).
     private func arrayDB() async throws -> CollectionReference {
         let db = qDB()
         try await qSeed(db, collection: "arrays", [
@@ -42,7 +42,7 @@ import Testing
         return db.collection("arrays")
     }
 
-    /// doc1…doc5 of the OR prod tests (semantics §6).
+    /// doc1…doc5 of the OR prod tests (docs/semantics.md#composite-filters-and-limits).
     private func orDB() async throws -> CollectionReference {
         let db = qDB()
         try await qSeed(db, collection: "or", [
@@ -55,7 +55,7 @@ import Testing
         return db.collection("or")
     }
 
-    // MARK: != and not-in (semantics §5 prod vectors)
+    // MARK: != and not-in (docs/semantics.md#filters prod vectors)
 
     @Test func notEqual() async throws {
         let (_, zips) = try await zipDB()
@@ -157,13 +157,13 @@ import Testing
     }
 
     @Test func greaterThanExcludesEqualDoubles() async throws {
-        // Prod test (semantics §3): `foo > 21` excludes a doc holding 21.0.
+        // Prod test (docs/semantics.md#equality): `foo > 21` excludes a doc holding 21.0.
         let db = qDB()
         try await qSeed(db, collection: "c", ["a": ["foo": 42], "d": ["foo": 21], "e": ["foo": 21.0]])
         #expect(try await qIDs(db.collection("c").whereField("foo", isGreaterThan: 21)) == ["a"])
     }
 
-    // MARK: array-contains(-any) (semantics §5 prod vectors)
+    // MARK: array-contains(-any) (docs/semantics.md#filters prod vectors)
 
     @Test func arrayContains() async throws {
         let arrays = try await arrayDB()
@@ -244,7 +244,7 @@ import Testing
         #expect(c.whereField("a", isEqualTo: 1) != c.whereField("a", isEqualTo: 2))
     }
 
-    // MARK: AND / OR (semantics §6 prod vectors)
+    // MARK: AND / OR (docs/semantics.md#composite-filters-and-limits prod vectors)
 
     @Test func orQueries() async throws {
         let c = try await orDB()
@@ -272,7 +272,7 @@ import Testing
         #expect(try await qIDs(q) == qList("doc1 doc4"))
     }
 
-    /// The variants with doc2 {b:1}, doc5 {a:1}, doc6 {a:2} (semantics §6).
+    /// The variants with doc2 {b:1}, doc5 {a:1}, doc6 {a:2} (docs/semantics.md#composite-filters-and-limits).
     @Test func orWithInAndArrayContains() async throws {
         let db = qDB()
         try await qSeed(db, collection: "or", [
@@ -297,7 +297,7 @@ import Testing
     }
 
     @Test func orAppliesImplicitOrderByToEveryDisjunct() async throws {
-        // `a > 1 OR b == 1` orders by a, so {b: 1} without `a` is not returned (semantics §6).
+        // `a > 1 OR b == 1` orders by a, so {b: 1} without `a` is not returned (docs/semantics.md#composite-filters-and-limits).
         let db = qDB()
         try await qSeed(db, collection: "c", ["x": ["a": 2], "y": ["b": 1], "z": ["a": 0, "b": 1]])
         let q = db.collection("c").whereFilter(.orFilter([.whereField("a", isGreaterThan: 1), .whereField("b", isEqualTo: 1)]))
@@ -315,7 +315,7 @@ import Testing
         #expect(c.whereFilter(.orFilter([.andFilter([]), single])) == c.whereFilter(single))
     }
 
-    // MARK: Document IDs (semantics §5 last bullet)
+    // MARK: Document IDs (docs/semantics.md#filters last bullet)
 
     @Test func documentIDFilters() async throws {
         let db = qDB()
@@ -376,7 +376,7 @@ import Testing
         #expect(error.localizedDescription == "order by clause cannot contain a field with an equality filter a")
     }
 
-    // MARK: Programmer errors (semantics §6; the SDK's messages)
+    // MARK: Programmer errors (docs/semantics.md#composite-filters-and-limits; the SDK's messages)
 
     @Test func operatorConflicts() {
         let c = qDB().collection("c")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// References and their paths (swift-api.md §3, §4; semantics §14).
+/// References and their paths (docs/embedded-api.md#references-and-paths; docs/semantics.md#paths-and-ids).
 @Suite struct PathTests {
     @Test func collectionAndDocumentProperties() {
         let db = apiDB()

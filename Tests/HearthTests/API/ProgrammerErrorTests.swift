@@ -7,7 +7,7 @@ private struct Unstorable {}
 
 /// Programmer errors: the SDK raises an exception with these messages (the app crashes);
 /// Hearth runs the same checks in internal throwing functions, tested here directly
-/// (swift-api.md §0.1 item 4; semantics §1, §4, §11, §12, §14).
+/// (docs/embedded-api.md#linux-and-apple-platforms item 4; docs/semantics.md#values, #field-paths, #writes, #field-transforms, #paths-and-ids).
 @Suite struct ProgrammerErrorTests {
     private let db = apiDB()
     private var reader: UserDataReader { UserDataReader(firestore: db) }

@@ -3,9 +3,9 @@ import Testing
 @testable import Hearth
 
 /// Ordering, limits, collection groups, reads, equality and index enforcement through the
-/// `Query` API (semantics §7, §9, §22; swift-api.md §5, §13).
+/// `Query` API (docs/semantics.md#ordering, #collection-groups, #index-requirements; docs/embedded-api.md#queries, #snapshots-and-listeners).
 @Suite struct QueryTests {
-    // MARK: Ordering (semantics §7)
+    // MARK: Ordering (docs/semantics.md#ordering)
 
     @Test func defaultOrderIsByDocumentID() async throws {
         let db = qDB()
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func descendingOrderWithMixedIntegersAndDoubles() async throws {
-        // Prod test (semantics §7).
+        // Prod test (docs/semantics.md#ordering).
         let db = qDB()
         try await qSeed(db, collection: "c", [
             "a": ["foo": 42], "b": ["foo": 42.0], "c": ["foo": 42], "d": ["foo": 21], "e": ["foo": 21.0],
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func stringsOrderByUTF8Bytes() async throws {
-        // Prod test (semantics §2).
+        // Prod test (docs/semantics.md#value-order).
         let db = qDB()
         let values = ["Łukasiewicz", "Sierpiński", "岩澤", "🄟", "Ｐ", "︒", "🐵"]
         var docs: [String: [String: Any]] = [:]
@@ -140,7 +140,7 @@ import Testing
         #expect(apiRejection { try c.limit(to: 2).checkRunnable() } == nil)
     }
 
-    // MARK: Collection groups (semantics §9)
+    // MARK: Collection groups (docs/semantics.md#collection-groups)
 
     private func collectionGroupDB() async throws -> Firestore {
         let db = qDB()
@@ -188,7 +188,7 @@ import Testing
         #expect(apiRejection { try Firestore.validateCollectionGroupID("posts") } == nil)
     }
 
-    // MARK: Reads and snapshots (swift-api.md §5, §13)
+    // MARK: Reads and snapshots (docs/embedded-api.md#queries, #snapshots-and-listeners)
 
     @Test func querySnapshotProperties() async throws {
         let db = qDB()
@@ -265,7 +265,7 @@ import Testing
         #expect(caught)
     }
 
-    // MARK: Equality (swift-api.md §5)
+    // MARK: Equality (docs/embedded-api.md#queries)
 
     @Test func queriesCompareByInstanceAndContent() {
         let db = qDB()
@@ -285,7 +285,7 @@ import Testing
         #expect(a.firestore === db)
     }
 
-    // MARK: Index enforcement (semantics §22; DESIGN.md § The embedded API beyond the SDK)
+    // MARK: Index enforcement (docs/semantics.md#index-requirements; docs/embedded-api.md#hearths-additions)
 
     private static let compositeAB = #"""
     {"indexes": [{"collectionGroup": "c", "queryScope": "COLLECTION",
@@ -338,7 +338,7 @@ import Testing
     }
 
     @Test func collectionGroupFiltersNeedCollectionGroupIndexes() async throws {
-        // Automatic single-field indexes are collection-scoped (semantics §22 rule 5).
+        // Automatic single-field indexes are collection-scoped (docs/semantics.md#index-requirements rule 5).
         let db = Firestore.inMemory(indexes: try IndexConfiguration(json: Data(#"{"indexes": []}"#.utf8)), indexMode: .enforce)
         try await qSeed(db, ["u/1/posts/p": ["v": 1]])
         #expect(await qError(db.collectionGroup("posts").whereField("v", isEqualTo: 1))?.code == FirestoreErrorCode.failedPrecondition.rawValue)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// `runTransaction`: the mobile SDK's optimistic transactions with retries (semantics §13).
+/// `runTransaction`: the mobile SDK's optimistic transactions with retries (docs/semantics.md#transactions).
 @Suite struct TransactionTests {
     /// The increment used throughout: read `n`, write `n + 1`, return the new value.
     private static func increment(_ ref: DocumentReference, _ txn: Transaction, _ errorPointer: NSErrorPointer) -> Any? {
@@ -24,7 +24,7 @@ import Testing
         #expect(data["other"] as? String == "kept")
     }
 
-    /// The canonical app pattern from swift-api.md §9, written inline.
+    /// The canonical app pattern from docs/embedded-api.md#transactions, written inline.
     @Test func canonicalErrorPointerPattern() async throws {
         let db = apiDB()
         let counterRef = db.collection("counters").document("visits")
@@ -380,7 +380,7 @@ import Testing
         #expect(try await apiData(b)?["t"] as? Timestamp == apiTime(apiEpochSeconds + 2))
     }
 
-    // MARK: Stage matrix (semantics §13)
+    // MARK: Stage matrix (docs/semantics.md#transactions)
 
     enum Start: String, Sendable { case exists, missing, deleted }
     enum Outcome: Sendable, Equatable { case deleted, lastData, invalidArgument, notFound }

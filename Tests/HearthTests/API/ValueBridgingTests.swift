@@ -3,7 +3,7 @@ import Testing
 @testable import Hearth
 
 /// Round trips of every value type through `setData` / `getDocument`, and the shapes
-/// `data()` hands back (swift-api.md §0.1, semantics §1).
+/// `data()` hands back (docs/embedded-api.md#linux-and-apple-platforms, docs/semantics.md#values).
 @Suite struct ValueBridgingTests {
     @Test func integersReadBackAsNSNumberCastingToEveryNumericType() async throws {
         let ref = apiDB().document("c/d")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Hearth
 
-/// `WriteBatch`: atomic, in-order commits (semantics §16).
+/// `WriteBatch`: atomic, in-order commits (docs/semantics.md#batches).
 @Suite struct WriteBatchTests {
     @Test func commitAppliesEveryWrite() async throws {
         let db = apiDB()

@@ -4,7 +4,7 @@ import Testing
 
 // Codable models through a real database: `setData(from:)` / `addDocument(from:)` /
 // batch and transaction writes, then `getDocument(as:)` / `data(as:)`, checking both the
-// decoded model and the stored fields (swift-api.md §15). Helpers carry a `codable` prefix so
+// decoded model and the stored fields (docs/embedded-api.md#codable). Helpers carry a `codable` prefix so
 // they cannot clash with other test files of this target.
 
 // MARK: - Models

@@ -62,8 +62,8 @@ enum GoalCategory: String, CaseIterable {
     case creative = "Creative", career = "Career", health = "Health"
 }
 
-/// The app's data layer (bucket-list design notes: "Atomic Operations", the feed, profile,
-/// goal detail, likes and notifications).
+/// The app's data layer: atomic goal updates, the feed, profile, goal detail, likes and
+/// notifications.
 final class BucketListRepository: Sendable {
     private let db: Firestore
     /// `in` takes at most 30 values: the feed asks for followed users in chunks.

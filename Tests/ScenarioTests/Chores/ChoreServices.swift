@@ -1,5 +1,6 @@
-// MyChores' service layer (system design §2.1.4, §3, §5): UserService, HouseholdService and
-// ChoreService over `users`, `households` and `chores`, written against `import FirebaseFirestore`.
+// MyChores' service layer, as the app's design describes it: UserService, HouseholdService and
+// ChoreService over `users`, `households` and `chores` (households share chores; completing
+// one awards points and badges), written against `import FirebaseFirestore`.
 import FirebaseFirestore
 import Foundation
 
@@ -54,7 +55,7 @@ struct Chore: Codable {
     var nextOccurrenceDate: Timestamp?
 }
 
-/// Predefined badges (design §3.1.4).
+/// The app's predefined badges.
 struct Badge: Sendable {
     var badgeKey: String
     var name: String
@@ -183,8 +184,8 @@ final class HouseholdService: Sendable {
 
     enum Period: String { case weekly = "weeklyPoints", monthly = "monthlyPoints", allTime = "totalPoints" }
 
-    /// The leaderboard: the household's members by points (design §5.3: "Leaderboards are
-    /// updated automatically via Firestore listeners").
+    /// The leaderboard: the household's members by points (the app's
+    /// leaderboards are updated automatically via Firestore listeners).
     func leaderboardQuery(householdId: String, period: Period) -> Query {
         db.collection("users").whereField("householdIds", arrayContains: householdId)
             .order(by: period.rawValue, descending: true).limit(to: 20)
@@ -269,7 +270,7 @@ final class ChoreService: Sendable {
         var nextChoreId: String?
     }
 
-    /// Design §5.3 in one transaction: mark the chore completed, award its points to the
+    /// Completing a chore, in one transaction: mark the chore completed, award its points to the
     /// completer's total/weekly/monthly scores, award badges now earned, and create the next
     /// occurrence of a recurring chore.
     func completeChore(_ choreId: String) async throws -> Completion {

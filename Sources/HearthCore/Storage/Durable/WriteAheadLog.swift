@@ -17,6 +17,9 @@ final class WriteAheadLog: @unchecked Sendable {
     private var appended: UInt64 = 0
     private var durable: UInt64 = 0
     private var writing = false
+    /// Commits in the last group written (see `writeQueued`).
+    private var lastGroupSize = 0
+    static let gatherMicroseconds: UInt32 = 150
     private var failure: FirestoreError?
     private var closed = false
 
@@ -35,8 +38,8 @@ final class WriteAheadLog: @unchecked Sendable {
     }
 
     private static func createSegment(directory: String, number: Int) throws(FirestoreError) -> (PosixFile, LogFramer, Int) {
+        let path = (directory as NSString).appendingPathComponent(DurableRecord.segmentName(number))
         do {
-            let path = (directory as NSString).appendingPathComponent(DurableRecord.segmentName(number))
             let f = try PosixFile.create(path)
             var framer = LogFramer()
             var out: [UInt8] = []
@@ -46,6 +49,8 @@ final class WriteAheadLog: @unchecked Sendable {
             try PosixFile.syncDirectory(directory)
             return (f, framer, out.count)
         } catch {
+            // A half-made segment would read as damage before the commits that follow.
+            unlink(path)
             throw FirestoreError(.unavailable, "The data directory cannot be written: \(error.description).")
         }
     }
@@ -94,6 +99,16 @@ final class WriteAheadLog: @unchecked Sendable {
     /// publishes the outcome. Returns with the lock held.
     private func writeQueued() {
         writing = true
+        // Writers woken by the last sync come back within microseconds with their next
+        // commit; a leader that took the queue at once would sync alone and leave them for
+        // the next group. When the last group was shared, it waits a moment for them (a
+        // small part of a sync's milliseconds); a lone writer never waits.
+        if lastGroupSize > 1 && pending.count < lastGroupSize {
+            condition.unlock()
+            usleep(Self.gatherMicroseconds)
+            condition.lock()
+        }
+        lastGroupSize = pending.count
         let batch = pending
         pending = []
         let last = appended
@@ -142,25 +157,25 @@ final class WriteAheadLog: @unchecked Sendable {
         pending = []
         let last = appended
         condition.unlock()
-        let result = Result { () throws(FirestoreError) -> Int in
-            _ = try writeGroup(batch)
-            let next = segmentNumber + 1
-            let (f, fr, size) = try Self.createSegment(directory: directory, number: next)
+        let written = Result { () throws(FirestoreError) in _ = try writeGroup(batch) }
+        // A new segment that cannot be created is no reason to refuse commits: the current
+        // one goes on (the compaction that asked fails and is retried later).
+        let next = segmentNumber + 1
+        let created = written.flatMap { _ in Result { () throws(FirestoreError) in try Self.createSegment(directory: directory, number: next) } }
+        if case .success(let (f, fr, size)) = created {
             file.close()
             (file, framer, segmentSize, segmentNumber) = (f, fr, size, next)
-            return next
         }
         condition.lock()
         writing = false
         condition.broadcast()
-        switch result {
-        case .success(let n):
-            durable = last
-            return n
-        case .failure(let error):
+        if case .failure(let error) = written {
             failure = error
             throw error
         }
+        durable = last
+        if case .failure(let error) = created { throw error }
+        return next
     }
 
     /// Closes the file without writing what is queued, as a crash would (tests).
