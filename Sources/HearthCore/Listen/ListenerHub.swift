@@ -236,13 +236,11 @@ final class ListenerHub: Sendable {
                               overlays: [Int: (before: LocalOverlay, after: LocalOverlay)]) {
         var localStates: [Int: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)] = [:]
         for id in order {
-            guard let entries = routed[id], let target = r.targets[id] else { continue }
-            guard let client = target.client else {
-                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { target.sink(snapshot) }
-                continue
-            }
-            guard let (before, after) = overlays[client] else {
-                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { target.sink(snapshot) }
+            // Only the sink and client are taken out: a copy of the target would share its
+            // view's storage and make the view's update below copy it whole (O(view) a step).
+            guard let entries = routed[id], let (sink, client) = r.targets[id].map({ ($0.sink, $0.client) }) else { continue }
+            guard let client, let (before, after) = overlays[client] else {
+                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { sink(snapshot) }
                 continue
             }
             let local: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)
@@ -259,7 +257,7 @@ final class ListenerHub: Sendable {
             guard var snapshot = r.targets[id]!.view.apply(shown, commitTime: commitTime, state: local.state) else { continue }
             let view = r.targets[id]!.view
             snapshot.mutatedKeys = local.after.paths.filter { view.contains($0) }
-            target.sink(snapshot)
+            sink(snapshot)
         }
     }
 }
