@@ -84,6 +84,7 @@ struct LocalOverlay: Sendable {
 
     /// Removes a batch and every batch older than it (an acknowledgement covers the writes
     /// issued before: the client's writes commit in order); returns the removed batches.
+    @discardableResult
     mutating func remove(through id: Int) -> [Batch] {
         let removed = batches.filter { $0.id <= id }
         for batch in removed { remove(batch.id) }
