@@ -187,7 +187,7 @@ final class ListenerHub: Sendable {
             if let ack, !keepingPending, r.clients[ack.client.rawValue] != nil {
                 let owner = ack.client.rawValue
                 var shown: [DocumentKey: ShownBefore] = [:]
-                for batch in r.clients[owner]!.overlay.batches where batch.id <= ack.batch.rawValue {
+                for batch in r.clients[owner]!.overlay.batches.prefix(while: { $0.id <= ack.batch.rawValue }) {
                     Self.shownBefore(batch.keys, in: r.clients[owner]!.overlay, into: &shown)
                 }
                 r.clients[owner]!.overlay.remove(through: ack.batch.rawValue)
