@@ -300,7 +300,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     // MARK: Requests
 
     private func handle(_ request: ListenMessages.Request) throws(FirestoreError) {
-        let requested = try ResourceNameFields.database(request.database, field: "database")
+        let requested = try ResourceNameFields.database(request.database)
         if let database {
             guard requested == database else {
                 throw .invalidArgument("All requests of a Listen stream must name the same database (\(database.name)), got \(request.database).")
