@@ -67,11 +67,21 @@ struct Parser {
     }
 
     /// The official emulator names only the token it did not expect (what was expected is
-    /// left to the reader, as there).
+    /// left to the reader, as there; the end of the file is `<EOF>`).
     private func unexpected(_ expected: String) -> SyntaxError {
         let t = current
-        if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected end of file; expected \(expected).") }
+        if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected '<EOF>'.") }
         return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'.", endOffset: t.end - 1)
+    }
+
+    /// The file's first declaration is missing: the emulator's parser generator says which
+    /// keywords could start one (`rules_version` only while it may still come).
+    private func mismatchedFirstDeclaration(versionDeclared: Bool) -> SyntaxError {
+        let t = current
+        let text = t.kind == .eof ? "<EOF>" : t.text
+        let expected = ["'function'", "'import'", "'service'"] + (versionDeclared ? [] : ["'rules_version'"])
+        return SyntaxError(location: t.location, message: "mismatched input '\(text)' expecting {\(expected.joined(separator: ", "))}",
+                           endOffset: t.kind == .eof ? nil : t.end - 1)
     }
 
     private mutating func expectSymbol(_ s: String, _ what: String? = nil) throws(SyntaxError) -> Token {
@@ -123,6 +133,7 @@ struct Parser {
             throw SyntaxError(location: current.location, message: "rules_version must be the first declaration in the file.")
         }
         guard current.isIdentifier("service") else {
+            if functions.isEmpty { throw mismatchedFirstDeclaration(versionDeclared: hasVersion) }
             throw unexpected("'function', 'service' or 'rules_version'")
         }
         let serviceLocation = advance().location
