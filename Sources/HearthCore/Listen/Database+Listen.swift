@@ -32,7 +32,7 @@ extension Database {
             var initial = view.initialSnapshot(readTime: state.readTime)
             initial.mutatedKeys = overlay.paths.filter { view.contains($0) }
             sink(initial)
-            return hub.register(view, client: client, sink: sink)
+            return hub.register(view, client: client, mutated: initial.mutatedKeys, sink: sink)
         }
     }
 

@@ -342,7 +342,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     // MARK: Requests
 
     private func handle(_ request: ListenMessages.Request) throws(FirestoreError) {
-        let requested = try ResourceNameFields.database(request.database, field: "database")
+        let requested = try ResourceNameFields.database(request.database)
         if let database {
             guard requested == database else {
                 throw .invalidArgument("All requests of a Listen stream must name the same database (\(database.name)), got \(request.database).")
@@ -371,7 +371,15 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     private func add(_ spec: ListenMessages.TargetRequest, database: DatabaseID) throws(FirestoreError) {
         let id = spec.targetID != 0 ? spec.targetID : (targets.keys.max() ?? 0) + 1
-        guard targets[id] == nil else { throw .invalidArgument("Target ID \(id) is already in use on this stream.") }
+        if let existing = targets.removeValue(forKey: id) {
+            // As production answers a target id already in use (Firebase clients report it
+            // as "already-exists: Target ID already exists: 2"): the id's target is removed
+            // with that cause, and the stream goes on.
+            state.database(database).stopListening(existing.registration)
+            state.streams.update(streamID) { $0.targets[id] = nil }
+            try emit(codec.targetChange(.remove, targetIDs: [id], cause: FirestoreError(.alreadyExists, "Target ID already exists: \(id)")))
+            return
+        }
         let db = state.database(database)
         let generation = nextGeneration
         nextGeneration += 1

@@ -387,17 +387,22 @@ import Testing
             #expect(try next(user, 3)[0] == .target(type: 1, ids: [2], cause: nil, token: [], readTime: nil))
 
             // Malformed protobuf ends the stream with INVALID_ARGUMENT, as does a request
-            // without a target change or a duplicate target id.
+            // without a target change.
             stream.sendRaw(GRPCMessageWriter.frame([0x0a, 0x05, 0x61]))
             #expect(try stream.finalStatus() == 3)
             let empty = try GRPCTestStream(port: port, method: "Listen")
             empty.send(TestProto.message { $0.writeString(1, Self.db.name) })
             #expect(try empty.finalStatus() == 3)
+            // A target id already in use: that target is removed with ALREADY_EXISTS (as
+            // production answers), and the stream goes on.
             let duplicate = try GRPCTestStream(port: port, method: "Listen", authorization: "Bearer owner")
             duplicate.send(Self.addDocuments(1, [Self.name("a/b")]))
+            #expect(try next(duplicate, 3)[0] == .target(type: 1, ids: [1], cause: nil, token: [], readTime: nil))
             duplicate.send(Self.addDocuments(1, [Self.name("a/c")]))
-            #expect(try duplicate.finalStatus() == 3)
-            #expect(waitForTargets(state, 1))  // the user's open/x target
+            #expect(try next(duplicate, 1) == [.target(type: 2, ids: [1], cause: 6, token: [], readTime: nil)])
+            #expect(waitForTargets(state, 1))  // the user's open/x target; target 1 is gone
+            duplicate.send(Self.addDocuments(4, [Self.name("a/c")]))
+            #expect(try next(duplicate, 3)[0] == .target(type: 1, ids: [4], cause: nil, token: [], readTime: nil))
         }
     }
 }
