@@ -20,13 +20,15 @@ public struct HTTPRequest: Sendable {
 
     /// The target's path, before any `?`, still percent-encoded.
     public var path: Substring {
-        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        // Found among the UTF-8 bytes: a search by Characters walked grapheme clusters, a
+        // tenth of a REST point read's CPU (the path is read for routing and placement).
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) { return target[..<q] }
         return target[...]
     }
 
     /// The target's query string (after `?`), or empty.
     public var query: Substring {
-        if let q = target.firstIndex(of: "?") { return target[target.index(after: q)...] }
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) { return target[target.utf8.index(after: q)...] }
         return ""
     }
 
