@@ -44,6 +44,12 @@ struct FirestoreCall: FirestoreStreamCall {
     /// Runs `body` on the call's event loop (never blocks the caller).
     func onEventLoop(_ body: @escaping @Sendable () -> Void) { grpc.stream.eventLoop.execute(body) }
 
+    /// Runs `body` on the call's event loop (always queued).
+    func runNonBlocking(_ body: @escaping @Sendable () -> Void) -> Bool {
+        grpc.stream.eventLoop.execute(body)
+        return true
+    }
+
     /// Whether the client has read enough that more may be sent now.
     var isWritable: Bool { grpc.isWritable }
 

@@ -115,7 +115,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     private func enqueue(_ event: Event) {
         if events.append(event) {
-            if case .request = event { schedule() } else { call.onEventLoop { [self] in drain(onLoop: true) } }
+            if case .request = event { schedule() } else { scheduleOnLoop() }
+        }
+    }
+
+    /// Runs the next batches where the stream's I/O is handled (`drain(onLoop:)`), as
+    /// `schedule` does on the pool.
+    private func scheduleOnLoop() {
+        if !call.runNonBlocking({ [self] in drain(onLoop: true) }) {
+            call.onEventLoop { [self] in
+                finished = true
+                stopAll()
+            }
         }
     }
 
@@ -139,7 +150,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         if events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse) {
             // A commit's change is a few messages: sent from the stream's event loop, with
             // its connection's other streams' in one write, rather than a worker each.
-            call.onEventLoop { [self] in drain(onLoop: true) }
+            scheduleOnLoop()
         }
     }
 

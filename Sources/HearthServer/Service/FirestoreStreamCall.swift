@@ -22,6 +22,10 @@ protocol FirestoreStreamCall: Sendable {
     func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool
     /// Runs `body` off the caller's thread, where the stream's own events are handled.
     func onEventLoop(_ body: @escaping @Sendable () -> Void)
+    /// Runs `body` — short work that never blocks — off the caller's thread: on the
+    /// stream's event loop (gRPC), or on a worker where there is none (WebChannel); false
+    /// when it cannot be queued (the stream is then ended).
+    func runNonBlocking(_ body: @escaping @Sendable () -> Void) -> Bool
     /// Whether the client has taken enough that more may be sent now.
     var isWritable: Bool { get }
     /// Calls `body` once the client has caught up (or the stream has ended).

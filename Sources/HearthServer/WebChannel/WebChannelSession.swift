@@ -298,6 +298,9 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         for w in waiters { w() }
     }
 
+    /// No event loop behind a channel: short work goes to the pool too, within its bound.
+    func runNonBlocking(_ body: @escaping @Sendable () -> Void) -> Bool { runWorker(body) }
+
     func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool {
         if submit(body) { return true }
         finish(.resourceExhausted, message: "The server is busy: too many calls are waiting for a worker. Retry later.")
