@@ -12,8 +12,14 @@ import SeededRandom
 /// - l_writes_100k: 10,000 writes under a listener on a 100,000-document collection; a
 ///   client-side replica rebuilt only from documentChanges (positions included) must end
 ///   equal to the collection, with exactly one snapshot per write.
-func listenerBench() async throws -> [Measurement] {
+/// - l_pending_1k: 1,000 fire-and-forget `setData` calls issued in one turn of the callback
+///   queue (as app code on the main queue writes) under a listener with metadata changes
+///   on a 1,000-document collection, until all are acknowledged and delivered: each write
+///   is shown pending at once while up to `LocalView.maxUnacknowledged` earlier ones still
+///   wait, so this is what a write costs with many pending.
+func listenerBench(only: String? = nil) async throws -> [Measurement] {
     var results: [Measurement] = []
+    func wanted(_ name: String) -> Bool { only.map { $0 == name } ?? true }
 
     func database(_ label: String) -> Firestore {
         let db = Firestore.inMemory(projectID: "bench-listen")
@@ -32,7 +38,7 @@ func listenerBench() async throws -> [Measurement] {
     }
 
     // l_eq_commit
-    do {
+    if wanted("l_eq_commit") {
         let db = database("eq")
         let c = db.collection("listen")
         try await fill(c, db, count: 10_000) { ["g": $0 % 1000, "v": 0] }
@@ -63,7 +69,7 @@ func listenerBench() async throws -> [Measurement] {
     }
 
     // l_initial_10k
-    do {
+    if wanted("l_initial_10k") {
         let db = database("initial")
         let c = db.collection("listen")
         try await fill(c, db, count: 10_000) { ["g": $0 % 1000, "v": $0] }
@@ -86,7 +92,7 @@ func listenerBench() async throws -> [Measurement] {
     }
 
     // l_writes_100k
-    do {
+    if wanted("l_writes_100k") {
         let db = database("writes")
         let c = db.collection("listen")
         let n = 100_000
@@ -125,7 +131,57 @@ func listenerBench() async throws -> [Measurement] {
         results.append(Measurement(workload: "l_writes_100k", n: n, ops: writes, seconds: seconds,
                                    extra: ["final_docs": String(final.count)]))
     }
+
+    // l_pending_1k
+    if wanted("l_pending_1k") {
+        let queue = DispatchQueue(label: "hearth-bench.pending")
+        let db = Firestore.inMemory(projectID: "bench-listen")
+        let settings = db.settings
+        settings.dispatchQueue = queue
+        db.settings = settings
+        let c = db.collection("listen")
+        try await fill(c, db, count: 1000) { ["v": $0] }
+        let last = LastSnapshot()
+        let registration = c.addSnapshotListener(includeMetadataChanges: true) { snap, _ in if let snap { last.set(snap) } }
+        await db.waitUntilIdle()
+        let writes = 1000
+        var samples: [Double] = []
+        for round in 0..<5 {
+            samples.append(try await time {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    queue.async {
+                        for i in 0..<writes { c.document(Workload.id(i)).setData(["v": round * writes + i]) }
+                        done.resume()
+                    }
+                }
+                try await db.waitForPendingWrites()
+                await db.waitUntilIdle()
+            })
+            let (count, pending, sum) = last.summary
+            check("l_pending_1k size", count, 1000)
+            check("l_pending_1k pending", pending ? 1 : 0, 0)
+            check("l_pending_1k values", sum, (0..<writes).reduce(0) { $0 + round * writes + $1 })
+        }
+        registration.remove()
+        samples.sort()
+        var m = Measurement(workload: "l_pending_1k", n: 1000, ops: writes * samples.count, seconds: samples.reduce(0, +))
+        m.extra["ms_p50"] = String(format: "%.2f", samples[samples.count / 2] * 1e3)
+        results.append(m)
+    }
     return results
+}
+
+/// The last snapshot a listener got: its size, whether it had pending writes, the sum of `v`.
+private final class LastSnapshot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var snapshot: QuerySnapshot?
+    func set(_ s: QuerySnapshot) { lock.withLock { snapshot = s } }
+    var summary: (count: Int, pending: Bool, sum: Int) {
+        lock.withLock {
+            guard let s = snapshot else { return (0, false, 0) }
+            return (s.count, s.metadata.hasPendingWrites, s.documents.reduce(0) { $0 + ($1.data()["v"] as? Int ?? 0) })
+        }
+    }
 }
 
 /// A thread-safe tally.
