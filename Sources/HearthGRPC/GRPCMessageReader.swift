@@ -3,10 +3,11 @@ import HearthTransport
 /// Reassembles gRPC length-prefixed messages (1-byte compressed flag, 4-byte big-endian
 /// length, payload) from request body chunks, however the chunks split them.
 ///
-/// Only identity encoding is supported: a message with the compressed flag set is
-/// rejected with UNIMPLEMENTED naming the request's `grpc-encoding` (or INTERNAL when
-/// the flag is set without one, as gRPC specifies). A message longer than
-/// `maxMessageSize` is RESOURCE_EXHAUSTED.
+/// A message with the compressed flag is gunzipped when the request's `grpc-encoding` is
+/// `gzip` (the one algorithm the official emulator takes); the flag without an encoding is
+/// INTERNAL and another algorithm UNIMPLEMENTED, with the emulator's (grpc-java's) texts.
+/// A message longer than `maxMessageSize`, before or after decompression, is
+/// RESOURCE_EXHAUSTED.
 public struct GRPCMessageReader: Sendable {
     /// Default limit: the 17 MiB the mobile SDKs allow (16 MiB documents + overhead), with room.
     public static let defaultMaxMessageSize = 32 << 20
@@ -44,10 +45,10 @@ public struct GRPCMessageReader: Sendable {
         switch flag {
         case 0: break
         case 1:
-            if let encoding, encoding != "identity" {
-                throw GRPCStatus(.unimplemented, "Compression algorithm '\(encoding)' not supported; send uncompressed (identity) messages.")
+            guard let encoding, encoding != "identity" else {
+                throw GRPCStatus(.internal, "Can't decode compressed gRPC message as compression not configured")
             }
-            throw GRPCStatus(.internal, "Compressed message flag set without a grpc-encoding header.")
+            guard encoding == "gzip" else { throw Self.unsupported(encoding) }
         default:
             throw GRPCStatus(.internal, "Invalid gRPC message flag \(flag).")
         }
@@ -55,13 +56,33 @@ public struct GRPCMessageReader: Sendable {
             throw GRPCStatus(.resourceExhausted, "Received message larger than max (\(length) vs. \(maxMessageSize))")
         }
         guard buffer.count - start - 5 >= length else { return nil }
-        let message = Array(buffer[(start + 5)..<(start + 5 + length)])
+        var message = Array(buffer[(start + 5)..<(start + 5 + length)])
+        if flag == 1 {
+            do {
+                message = try Gzip.decompress(message, limit: maxMessageSize)
+            } catch {
+                if error.tooLarge {
+                    throw GRPCStatus(.resourceExhausted, "Decompressed gRPC message exceeds maximum size \(maxMessageSize)")
+                }
+                throw GRPCStatus(.internal, "Could not decompress the gzip message: \(error.reason).")
+            }
+        }
         start += 5 + length
         if start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
         }
         return message
+    }
+}
+
+extension GRPCMessageReader {
+    /// The algorithms a request may use (`grpc-encoding`).
+    public static let acceptedEncodings: Set<String> = ["identity", "gzip"]
+
+    /// A request compressed with an algorithm the server does not take.
+    public static func unsupported(_ encoding: String) -> GRPCStatus {
+        GRPCStatus(.unimplemented, "Can't find decompressor for \(encoding)")
     }
 }
 

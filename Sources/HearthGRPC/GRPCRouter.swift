@@ -33,13 +33,13 @@ public struct GRPCRouter: HTTP2StreamHandler {
             return DiscardingReceiver(stream: stream)
         }
         guard let (service, method) = route(request.path) else {
-            call.finish(.unimplemented, message: "Method not found: \(request.path)")
+            call.finish(.unimplemented, message: "Method not found: \(request.path.dropFirst())")
             return DiscardingReceiver(stream: stream)
         }
         let streamHandler = service.streamHandler(for: method)
         let handler = streamHandler == nil ? service.handler(for: method) : nil
         guard streamHandler != nil || handler != nil else {
-            call.finish(.unimplemented, message: "Method not found: \(request.path)")
+            call.finish(.unimplemented, message: "Method not found: \(request.path.dropFirst())")
             return DiscardingReceiver(stream: stream)
         }
         if let timeout = request.value("grpc-timeout") {
@@ -49,7 +49,13 @@ public struct GRPCRouter: HTTP2StreamHandler {
             }
             Self.scheduleDeadline(duration, for: call)
         }
-        let reader = GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: request.value("grpc-encoding"))
+        let encoding = request.value("grpc-encoding")
+        if let encoding, !GRPCMessageReader.acceptedEncodings.contains(encoding) {
+            let status = GRPCMessageReader.unsupported(encoding)
+            call.finish(status.code, message: status.message)
+            return DiscardingReceiver(stream: stream)
+        }
+        let reader = GRPCMessageReader(maxMessageSize: maxMessageSize, encoding: encoding)
         let receiver: any HTTP2RequestBodyReceiver
         if let streamHandler {
             receiver = StreamReceiver(call: call, inbound: streamHandler(call), reader: reader)

@@ -97,11 +97,12 @@ public final class GRPCServerCall: Sendable {
     /// sending then fails at once, which is as good as an answer).
     public var isWritable: Bool {
         let buffered = progress.withLock { $0.ended ? 0 : $0.buffer.count }
-        return buffered + stream.queuedBytes <= stream.limits.maxStreamBuffer
+        return stream.hasRoom(threshold: stream.limits.maxStreamBuffer - buffered)
     }
 
-    /// Calls `body` once the client has read half the budget back, or the call's stream
-    /// has closed (at once when that is already so). `body` must not block.
+    /// Calls `body` once the client has read half the stream's budget back (and the
+    /// connection's and server's buffers are within theirs), or the call's stream has
+    /// closed (at once when that is already so). `body` must not block.
     public func whenWritable(_ body: @escaping @Sendable () -> Void) {
         stream.whenWritable(threshold: stream.limits.maxStreamBuffer / 2, body)
     }

@@ -23,16 +23,19 @@ public struct GRPCStatus: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code) (\(code.rawValue)): \(message)" }
 
-    /// Response headers of a normal (non-trailers-only) response.
+    /// Response headers of a normal (non-trailers-only) response, as the official emulator
+    /// (grpc-java) writes them: responses are not compressed, requests may be gzipped.
     public static let responseHeaders: [HTTP2Header] = [
         HTTP2Header(":status", "200"),
         HTTP2Header("content-type", "application/grpc"),
-        HTTP2Header("grpc-accept-encoding", "identity"),
+        HTTP2Header("grpc-encoding", "identity"),
+        HTTP2Header("grpc-accept-encoding", "gzip"),
     ]
 
-    /// Trailers ending a response.
+    /// Trailers ending a response (no `grpc-message` when there is nothing to say).
     public static func trailers(_ code: Code, message: String = "") -> [HTTP2Header] {
-        [HTTP2Header("grpc-status", String(code.rawValue)), HTTP2Header("grpc-message", percentEncode(message))]
+        let status = HTTP2Header("grpc-status", String(code.rawValue))
+        return message.isEmpty ? [status] : [status, HTTP2Header("grpc-message", percentEncode(message))]
     }
 
     /// A trailers-only response (one HEADERS frame with END_STREAM), used for errors.

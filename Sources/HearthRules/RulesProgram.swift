@@ -78,7 +78,7 @@ public final class RulesProgram: Sendable {
         let result: Result<RulesProgram, RulesCompileError> = LargeStack.run {
             let (parsed, syntaxErrors) = Parser.parse(source)
             guard let parsed else {
-                return .failure(RulesCompileError(diagnostics: syntaxErrors.map { RulesDiagnostic(.error, file: file, at: $0.0, $0.1) }))
+                return .failure(RulesCompileError(diagnostics: syntaxErrors.map { RulesDiagnostic(.error, file: file, at: $0.0, $0.1, endOffset: $0.endOffset) }))
             }
             var checker = Checker(file: parsed, fileName: file)
             checker.run()

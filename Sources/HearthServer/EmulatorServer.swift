@@ -21,7 +21,8 @@ public final class EmulatorServer: Sendable {
         let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
         let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
-        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc) { request in
+        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc,
+                              placement: { handler.placement($0) }) { request in
             handler.handle(request, stop: { box.server?.stop() })
         }
         box.server = http
@@ -57,7 +58,8 @@ struct RequestHandler: Sendable {
 
     func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         var response: HTTPResponse
-        if request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
+        // While no console watches, the atomic load of `isObserved` is all this costs.
+        if state.requestLog.isObserved, request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
             .rest, method: request.method, path: PercentDecoding.decode(request.path) ?? String(request.path),
             authorization: request.header("authorization")) {
             response = RequestTrace.$current.withValue(trace) { respond(request, stop: stop) }
@@ -70,11 +72,30 @@ struct RequestHandler: Sendable {
         return response
     }
 
+    /// Where a request runs: a single document's GET (and the trivial answers) on the event
+    /// loop — a point read takes microseconds and never waits; everything else (queries,
+    /// lists, writes, emulator endpoints) on the worker pool.
+    func placement(_ request: HTTPRequest) -> HandlerPlacement {
+        if request.method == "OPTIONS" || (request.method == "GET" && request.path == "/") { return .inline }
+        guard request.method == "GET", request.path.hasPrefix("/v1/") else { return .pool }
+        // v1/projects/{p}/databases/{d}/documents/{collection}/{id}…: a document path has an
+        // even number of segments after "documents" (an odd one is a collection: a list).
+        let segments = request.path.split(separator: "/")
+        guard segments.count >= 8, segments[5] == "documents", (segments.count - 6) % 2 == 0,
+              let last = segments.last, !last.contains(":") else { return .pool }
+        return .inline
+    }
+
+    /// A text body with no content type, as the official emulator writes `Ok` and `Not Found`.
+    static func plain(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, body: Array(text.utf8))
+    }
+
     private func respond(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         if request.method == "OPTIONS" { return CORS.preflight(request) }
         let path = request.path
         do {
-            if path == "/" && request.method == "GET" { return .text(200, "Ok\n") }
+            if path == "/" && request.method == "GET" { return Self.plain(200, "Ok\n") }
             if path == "/shutdown" && request.method == "POST" {
                 var r = HTTPResponse.json(200, JSON.object([]).bytes)
                 r.closeConnection = true
@@ -88,7 +109,7 @@ struct RequestHandler: Sendable {
             } else if path.hasPrefix("/emulator/v1/") {
                 if let r = try EmulatorAPI(state: state).route(request) { return r }
             }
-            return .text(404, "Not Found\n")
+            return Self.plain(404, "Not Found\n")
         } catch {
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
             return error.httpResponse

@@ -253,6 +253,10 @@ func run(n: Int, seed: UInt64, repeats: Int) async throws -> [Measurement] {
     return results
 }
 
+if CommandLine.arguments.dropFirst().first == "--durable" {
+    exit(DurableBenchmark.main(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 if CommandLine.arguments.dropFirst().first == "--server" {
     exit(ServerBenchmark.main(Array(CommandLine.arguments.dropFirst(2))))
 }
@@ -283,6 +287,7 @@ while let arg = args.popFirst() {
                    hearth-bench --rules | --rest
                    hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
                    hearth-bench --history [--updates N] [--limit MIB|none]   (default: 1200000 updates, 128 MiB)
+                   hearth-bench --durable [--docs N] [--seconds S] [--dir DIR]   (default: 1000000 documents, 3 s per commit run)
             """)
         exit(0)
     default:

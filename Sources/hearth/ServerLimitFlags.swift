@@ -1,7 +1,7 @@
 import HearthTransport
 
 /// The `hearth serve` flags for the server's budgets (`HTTPLimits`): one row per flag,
-/// parsed and documented from the same table.
+/// parsed and documented from the same table. Each flag is spelled as its field.
 enum ServerLimitFlags {
     private enum Kind { case count, size, seconds }
 
@@ -16,7 +16,7 @@ enum ServerLimitFlags {
     private static let flags: [Flag] = [
         Flag(name: "--max-connections", kind: .count, help: "open connections; more are closed as accepted",
              apply: { $0.maxConnections = Int($1) }, current: { Double($0.maxConnections) }),
-        Flag(name: "--max-streams", kind: .count, help: "HTTP/2 streams open at once per connection",
+        Flag(name: "--max-concurrent-streams", kind: .count, help: "HTTP/2 streams open at once per connection",
              apply: { $0.maxConcurrentStreams = Int($1) }, current: { Double($0.maxConcurrentStreams) }),
         Flag(name: "--max-stream-buffer", kind: .size, help: "a stream's receive window and its unread answers",
              apply: { $0.maxStreamBuffer = Int($1) }, current: { Double($0.maxStreamBuffer) }),
@@ -24,11 +24,15 @@ enum ServerLimitFlags {
              apply: { $0.maxConnectionBuffer = Int($1) }, current: { Double($0.maxConnectionBuffer) }),
         Flag(name: "--max-total-buffer", kind: .size, help: "bytes all connections may hold together",
              apply: { $0.maxTotalBuffer = Int($1) }, current: { Double($0.maxTotalBuffer) }),
-        Flag(name: "--max-resets", kind: .count, help: "HTTP/2 streams a client may reset per 10 s (rapid reset)",
+        Flag(name: "--max-header-bytes", kind: .size, help: "an HTTP/1.1 request head; past it 431",
+             apply: { $0.maxHeaderBytes = Int($1) }, current: { Double($0.maxHeaderBytes) }),
+        Flag(name: "--max-body-bytes", kind: .size, help: "an HTTP/1.1 request body; past it 413",
+             apply: { $0.maxBodyBytes = Int($1) }, current: { Double($0.maxBodyBytes) }),
+        Flag(name: "--max-resets-per-10s", kind: .count, help: "HTTP/2 streams a client may reset per 10 s (rapid reset)",
              apply: { $0.maxResetsPer10s = Int($1) }, current: { Double($0.maxResetsPer10s) }),
-        Flag(name: "--max-pings", kind: .count, help: "HTTP/2 PINGs per 10 s",
+        Flag(name: "--max-pings-per-10s", kind: .count, help: "HTTP/2 PINGs per 10 s",
              apply: { $0.maxPingsPer10s = Int($1) }, current: { Double($0.maxPingsPer10s) }),
-        Flag(name: "--max-settings", kind: .count, help: "HTTP/2 SETTINGS frames per 10 s",
+        Flag(name: "--max-settings-per-10s", kind: .count, help: "HTTP/2 SETTINGS frames per 10 s",
              apply: { $0.maxSettingsPer10s = Int($1) }, current: { Double($0.maxSettingsPer10s) }),
         Flag(name: "--header-timeout", kind: .seconds, help: "a request head, HTTP/2 preface or partial frame",
              apply: { $0.headerTimeout = $1 }, current: { $0.headerTimeout }),
@@ -40,9 +44,9 @@ enum ServerLimitFlags {
              apply: { $0.sendTimeout = $1 }, current: { $0.sendTimeout }),
         Flag(name: "--event-loops", kind: .count, help: "event-loop threads, one per core",
              apply: { $0.eventLoops = Int($1) }, current: { _ in Double(EventLoopGroup.defaultLoopCount) }),
-        Flag(name: "--workers", kind: .count, help: "worker threads for long calls, 2 per core, at least 4",
+        Flag(name: "--worker-threads", kind: .count, help: "worker threads for long calls, 2 per core, at least 4",
              apply: { $0.workerThreads = Int($1) }, current: { _ in Double(WorkerPool.defaultThreadCount) }),
-        Flag(name: "--max-queued", kind: .count, help: "calls waiting for a worker; more are answered busy",
+        Flag(name: "--max-queued-jobs", kind: .count, help: "calls waiting for a worker; more are answered busy",
              apply: { $0.maxQueuedJobs = Int($1) }, current: { Double($0.maxQueuedJobs) }),
     ]
 
@@ -77,7 +81,7 @@ enum ServerLimitFlags {
             case .size: shown = Int(value) % (1 << 20) == 0 ? "\(Int(value) >> 20)MiB" : "\(Int(value) >> 10)KiB"
             case .seconds: shown = value == value.rounded() ? "\(Int(value))s" : "\(value)s"
             }
-            return "  " + (f.name + " ").padding(toLength: 24, withPad: " ", startingAt: 0) + f.help + " (default \(shown))"
+            return "  " + (f.name + " ").padding(toLength: 27, withPad: " ", startingAt: 0) + f.help + " (default \(shown))"
         }.joined(separator: "\n")
     }
 }

@@ -11,8 +11,8 @@ through REST with its type; a document written through gRPC appears live; a requ
 the rules shows its verdict, the allow lines evaluated and debug() output; a 100,000-document
 collection opens at once and pages by cursor; the query panel reports a needed composite index
 with its JSON; the rules panel shows coverage and a file that does not compile with its errors
-in place; the listeners panel shows an open Listen stream and its target; snapshots and the
-clock work from the database panel. With --screenshots, a PNG of each panel goes there.
+in place; the listeners panel shows an open Listen stream and its target; snapshots, export
+and import, and the clock work from the database panel. With --screenshots, a PNG of each panel goes there.
 Needs: selenium and google-cloud-firestore (pip), chromium and chromium-driver (Debian).
 """
 import argparse, base64, json, os, sys, tempfile, time, urllib.request, urllib.error
@@ -92,6 +92,21 @@ class Console:
     def css(self, css):
         return self.d.find_elements(By.CSS_SELECTOR, css)
 
+    def click(self, css, script=None):
+        """Clicks the first element matching `css` (or runs `script` on it), looking again when
+        a live update redrew it between finding and clicking."""
+        def attempt():
+            try:
+                el = self.wait_css(css)
+                if script:
+                    self.d.execute_script(script, el)
+                else:
+                    el.click()
+                return True
+            except StaleElementReferenceException:
+                return False
+        self.wait(attempt, what=f"clicking {css}")
+
     def texts(self, css):
         """The texts of the elements matching `css`, read in the page (no stale references)."""
         return self.d.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => e.innerText)", css)
@@ -139,8 +154,7 @@ def run(args):
         # 2. Edit a field in the console, read it back through REST.
         c.goto(f"#data?database={APP_DB}&path=goals/g-alice-10k")
         c.wait_css("#document-body .field .key", text="title")
-        row = c.wait_css('#document-body .field[data-path=\'["title"]\'] .row')
-        driver.execute_script("arguments[0].querySelector('.edit-field').click()", row)
+        c.click('#document-body .field[data-path=\'["title"]\'] .row', "arguments[0].querySelector('.edit-field').click()")
         box = c.wait_css("dialog[open] textarea.value-input")
         box.clear()
         box.send_keys("Run a half marathon")
@@ -148,8 +162,7 @@ def run(args):
         c.wait_css("#document-body .v-string", text="Run a half marathon")
         status, doc = rest(args.emulator, "GET", f"/v1/{APP_DB}/documents/goals/g-alice-10k")
         check("an edited string field reads back through REST", doc.get("fields", {}).get("title") == {"stringValue": "Run a half marathon"}, doc)
-        row = c.wait_css('#document-body .field[data-path=\'["updateCount"]\'] .row')
-        driver.execute_script("arguments[0].querySelector('.edit-field').click()", row)
+        c.click('#document-body .field[data-path=\'["updateCount"]\'] .row', "arguments[0].querySelector('.edit-field').click()")
         box = c.wait_css("dialog[open] input.value-input")
         box.clear()
         box.send_keys("9007199254740993")  # 2^53 + 1: only an integer encoding keeps it
@@ -158,7 +171,7 @@ def run(args):
         status, doc = rest(args.emulator, "GET", f"/v1/{APP_DB}/documents/goals/g-alice-10k")
         check("an edited integer keeps its type and all 64 bits", doc["fields"].get("updateCount") == {"integerValue": "9007199254740993"}, doc["fields"].get("updateCount"))
         # Add a nested field with the type-aware editor, then delete it.
-        c.css("#add-field")[0].click()
+        c.click("#add-field")
         c.wait_css("#new-field-name").send_keys("meta.where")
         Select(c.wait_css("dialog[open] select.type-select")).select_by_value("geopoint")
         lat, lng = c.css("dialog[open] input.value-input")[:2]
@@ -169,8 +182,7 @@ def run(args):
         check("a nested geopoint added in the console reads back through REST",
               doc["fields"].get("meta") == {"mapValue": {"fields": {"where": {"geoPointValue": {"latitude": 48.85, "longitude": 2.35}}}}}, doc["fields"].get("meta"))
         c.shot("data")
-        row = c.wait_css('#document-body .field[data-path=\'["meta"]\'] .row')
-        driver.execute_script("window.confirm = () => true; arguments[0].querySelector('.delete-field').click()", row)
+        c.click('#document-body .field[data-path=\'["meta"]\'] .row', "window.confirm = () => true; arguments[0].querySelector('.delete-field').click()")
         c.wait(lambda: not c.css('#document-body .field[data-path=\'["meta"]\']'), what="the deleted field to go")
         status, doc = rest(args.emulator, "GET", f"/v1/{APP_DB}/documents/goals/g-alice-10k")
         check("a field deleted in the console is gone through REST", "meta" not in doc["fields"], doc["fields"].keys())
@@ -193,13 +205,13 @@ def run(args):
         check("bob's update of alice's goal is denied", status == 403, status)
         Select(c.css("#filter-verdict")[0]).select_by_value("deny")
         c.css("#filter-caller")[0].send_keys("bob")
-        row = c.wait_css('#request-rows tr.entry[data-verdict="deny"]')
-        check("the denied request is listed as DENY for bob", "DENY" in row.text and "bob" in row.text, row.text)
-        row.click()
-        detail = c.wait_css("#request-rows tr.detail")
-        check("its verdict shows the allow statement evaluated, with its line", "L45" in detail.text and "allow update: false" in detail.text, detail.text)
+        text = c.wait(lambda: next(iter(c.texts('#request-rows tr.entry[data-verdict="deny"]')), None), what="the denied request")
+        check("the denied request is listed as DENY for bob", "DENY" in text and "bob" in text, text)
+        c.click('#request-rows tr.entry[data-verdict="deny"]')
+        detail = c.wait(lambda: next(iter(c.texts("#request-rows tr.detail")), None), what="the request's detail")
+        check("its verdict shows the allow statement evaluated, with its line", "L45" in detail and "allow update: false" in detail, detail)
         c.shot("requests")
-        detail.find_element(By.CSS_SELECTOR, "a.open-document").click()
+        c.click("#request-rows tr.detail a.open-document")
         c.wait_css("#document-column h2", text="g-alice-10k")
         check("the request links through to its document", "path=goals%2Fg-alice-10k" in driver.current_url or "path=goals/g-alice-10k" in driver.current_url, driver.current_url)
 
@@ -212,17 +224,17 @@ def run(args):
         check(f"the {args.large:,}-document collection opens with its count", f"({args.large:,})" in head.text, head.text)
         print(f"  opened in {opened * 1000:.0f} ms", flush=True)
         check("a page holds 50 documents", len(c.css("#document-list li")) == 50)
-        c.css("#next-page")[0].click()
+        c.click("#next-page")
         c.wait_css('#document-list li[data-document="big/d000050"]')
         check("Next shows the following page", c.css("#document-list li")[0].text == "d000050")
-        c.css("#previous-page")[0].click()
+        c.click("#previous-page")
         c.wait_css('#document-list li[data-document="big/d000000"]')
         check("Prev comes back", c.css("#document-list li")[-1].text == "d000049")
         jump = c.css("#jump-to-id")[0]
         jump.send_keys(f"d{args.large - 20:06d}", Keys.ENTER)
         c.wait_css(f'#document-list li[data-document="big/d{args.large - 1:06d}"]')
         check("going to an id near the end shows the last page, with Next disabled", not c.css("#next-page")[0].is_enabled())
-        c.css("#document-list li")[3].click()
+        c.click("#document-list li:nth-child(4)")
         c.wait_css("#document-body .field .key", text="even")
         c.shot("data-large")
 
@@ -274,9 +286,9 @@ def run(args):
         Select(c.wait_css("#filter-verdict")).select_by_value("deny")
         c.css("#filter-caller")[0].clear()
         c.css("#filter-path")[0].send_keys("big/d000001")
-        c.wait_css('#request-rows tr.entry[data-verdict="deny"]').click()
-        detail = c.wait_css("#request-rows tr.detail .debug")
-        check("the denial shows debug() output", "debug()" in detail.text and "null" in detail.text.lower(), detail.text)
+        c.click('#request-rows tr.entry[data-verdict="deny"]')
+        detail = c.wait(lambda: next(iter(c.texts("#request-rows tr.detail .debug")), None), what="the debug() output")
+        check("the denial shows debug() output", "debug()" in detail and "null" in detail.lower(), detail)
         # A file that does not compile shows its errors in place and is not loaded.
         c.goto(f"#rules?project={LARGE}")
         c.wait_css("#rules-source")
@@ -314,6 +326,18 @@ def run(args):
         snap.find_element(By.CSS_SELECTOR, ".restore-snapshot").click()
         c.wait(lambda: rest(args.emulator, "GET", f"/v1/{APP_DB}/documents/goals/g-zz-live")[0] == 200, what="the restore")
         check("restoring a snapshot brings a deleted document back", True)
+        folder = tempfile.mkdtemp()
+        c.css("#export-directory")[0].send_keys(folder)
+        c.css("#export-name")[0].send_keys("console_export")
+        c.css("#export-database")[0].click()
+        metadata = os.path.join(folder, "console_export", "console_export.overall_export_metadata")
+        c.wait(lambda: os.path.exists(metadata), what="the export's metadata file")
+        check("export writes the official export layout", os.path.exists(metadata))
+        rest(args.emulator, "DELETE", f"/v1/{APP_DB}/documents/goals/g-zz-live")
+        check("the import path is filled in from the export", c.css("#import-path")[0].get_attribute("value") == metadata)
+        c.css("#import-data")[0].click()
+        c.wait(lambda: rest(args.emulator, "GET", f"/v1/{APP_DB}/documents/goals/g-zz-live")[0] == 200, what="the import")
+        check("importing the export brings a deleted document back", True)
         t = c.css("#clock-time")[0]
         t.clear(); t.send_keys("2030-01-01T00:00:00Z")
         c.css("#set-clock")[0].click()

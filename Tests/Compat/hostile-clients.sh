@@ -10,7 +10,7 @@
 # (one a line, with why): they are reported as XFAIL and do not fail CI. A listed case that
 # passes is reported (HEARTH_HOSTILE_STRICT=1 makes that fail, to keep the list honest).
 # HEARTH_HOSTILE_EXPECT_FAIL=case,case overrides the list; HEARTH_HOSTILE_CASES=case,case
-# runs only those.
+# runs only those; HEARTH_HOSTILE_LOG_DIR=DIR keeps each case's server log there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)

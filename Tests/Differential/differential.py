@@ -240,8 +240,9 @@ def substitute(value, vars):
 
 
 def pick(answer, path):
-    """The value at a dotted path of an answer's parsed body ("0" indexes a list)."""
-    v = answer.get("json", answer.get("messages"))
+    """The value at a dotted path of an answer: of its parsed body for REST, of the answer
+    itself for gRPC (`messages.0.commitTime`); a number indexes a list (-1: the last)."""
+    v = answer["json"] if "json" in answer else answer
     for part in path.split("."):
         if isinstance(v, list):
             try:
@@ -337,7 +338,7 @@ def run_case(ctx, case):
 
 TIME_KEYS = {"updateTime", "createTime", "commitTime"}
 OPAQUE_KEYS = {"readTime": "<readTime>", "resumeToken": "<resumeToken>", "streamToken": "<streamToken>",
-               "nextPageToken": "<pageToken>", "expireTime": "<expireTime>"}
+               "streamId": "<streamId>", "nextPageToken": "<pageToken>", "expireTime": "<expireTime>"}
 
 
 class Normaliser:
@@ -347,6 +348,7 @@ class Normaliser:
 
     def __init__(self):
         self.times, self.txs, self.ids = {}, {}, {}
+        self.streams = {}
 
     def ordinal(self, table, prefix, v):
         if v not in table:
@@ -371,6 +373,16 @@ class Normaliser:
         return v
 
     def answer(self, step, a):
+        # A stream's messages are compared in order, but not how they fell into the reads
+        # in between (that is timing): each read adds to the stream's sequence, which is
+        # compared when the stream is closed.
+        if step.get("kind") in ("recv", "halfclose"):
+            held = self.streams.setdefault(step["stream"], [])
+            held += [self.value(m) for m in a.get("messages", [])]
+            if step["kind"] == "recv" and "code" not in a:
+                return {}
+            self.streams.pop(step["stream"])
+            return {"messages": held, **{k: a[k] for k in ("code", "message") if k in a}}
         out = {}
         if a.get("timeout"):
             return {"timeout": True}
@@ -403,24 +415,36 @@ def message_of(n):
 
 
 def without_message(n):
+    """The answer with its error texts taken out: the error's message, a gRPC status
+    message, and batchWrite's per-write status messages."""
     n = json.loads(json.dumps(n))
     body = n.get("body")
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         body["error"].pop("message", None)
+    for holder in [body] + (n.get("messages") or []):
+        if isinstance(holder, dict) and isinstance(holder.get("status"), list):
+            for status in holder["status"]:
+                if isinstance(status, dict):
+                    status.pop("message", None)
     n.pop("message", None)
     return n
 
 
 def compare(case, recorded, actual):
-    """(agrees, first difference or None) for one case."""
+    """None when every step's answers agree; else the first differing step (its index and
+    both normalised answers) and whether every difference in the case is in a message."""
     official_norm, hearth_norm = Normaliser(), Normaliser()
+    first, message_only = None, True
     for i, (step, want, got) in enumerate(zip(case["steps"], recorded, actual)):
         w = official_norm.answer(step, want)
         g = hearth_norm.answer(step, got)
         if w != g:
-            return {"step": i, "official": w, "hearth": g,
-                    "message_only": without_message(w) == without_message(g)}
-    return None
+            if first is None:
+                first = {"step": i, "official": w, "hearth": g}
+            message_only = message_only and without_message(w) == without_message(g)
+    if first is not None:
+        first["message_only"] = message_only
+    return first
 
 
 # --- record / replay -------------------------------------------------------------------------
@@ -467,15 +491,30 @@ def record(args):
 
 
 def load_known():
+    """Case name -> (entry, what Hearth must answer instead at the first differing step, for
+    an `answer` entry). Entries group cases that differ for one reason:
+    {"id", "kind": "message" | "answer", "cases": [names] or {name: {"step", "hearth"}},
+     "reason", "evidence"}; a `message` entry accepts only differences in error messages."""
     with open(os.path.join(HERE, "known-differences.json")) as f:
         entries = json.load(f)["differences"]
-    return {e["case"]: e for e in entries}
+    known = {}
+    for e in entries:
+        for k in ("id", "kind", "cases", "reason", "evidence"):
+            if k not in e:
+                sys.exit(f"known-differences.json: an entry lacks '{k}': {json.dumps(e)[:200]}")
+        cases = e["cases"] if isinstance(e["cases"], dict) else {n: None for n in e["cases"]}
+        for name, expected in cases.items():
+            if name in known:
+                sys.exit(f"known-differences.json lists {name} twice")
+            known[name] = (e, expected)
+    return known
 
 
 def replay(args):
     known = load_known()
     have_grpc = grpc_available()
     seen, failures, skipped, counts = set(), [], 0, {}
+    known_agree = 0
     files = sorted(f for f in os.listdir(os.path.join(HERE, "recorded")) if f.endswith(".json"))
     for file in files:
         if args.only and not any(o in file for o in args.only):
@@ -490,30 +529,31 @@ def replay(args):
                 continue
             actual = run_case(ctx, case)
             diff = compare(case, case["answers"], actual)
-            entry = known.get(case["name"])
+            entry, expected = known.get(case["name"], (None, None))
             seen.add(case["name"])
             if diff is None and entry is None:
                 agree += 1
                 continue
             if diff is None:
-                failures.append((case["name"], "listed in known-differences.json but now answers as the emulator did", None))
+                failures.append((case["name"], f"listed in known-differences.json ({entry['id']}) but now answers as the emulator did", None))
                 continue
             if entry is None:
                 failures.append((case["name"], "differs from the official emulator", diff))
                 continue
             if entry["kind"] == "message" and diff["message_only"]:
-                agree += 1
+                known_agree += 1
                 continue
-            if entry["kind"] == "answer":
-                # Hearth must give the answer the entry names instead (normalised the same way).
-                want = entry.get("hearth")
-                got = Normaliser().answer(case["steps"][diff["step"]], actual[diff["step"]])
-                if want is not None and subset(want, got) and entry.get("step", diff["step"]) == diff["step"]:
-                    agree += 1
-                    continue
-            failures.append((case["name"], f"differs beyond its known-differences entry ({entry['kind']})", diff))
+            if entry["kind"] == "answer" and expected is not None and expected.get("step") == diff["step"] \
+                    and subset(expected["hearth"], diff["hearth"]):
+                # Hearth gives the answer the entry names instead; later steps are not compared.
+                known_agree += 1
+                continue
+            failures.append((case["name"], f"differs beyond its known-differences entry ({entry['id']}, {entry['kind']})", diff))
         counts[file] = (agree, len(cases))
-        print(f"{file}: {agree}/{len(cases)} agree")
+        print(f"{file}: {agree}/{len(cases)} answer as the emulator did")
+    if args.dump:
+        with open(args.dump, "w") as f:
+            json.dump([{"case": n, "why": w, **(d or {})} for n, w, d in failures], f, indent=1, ensure_ascii=False)
     for name, why, diff in failures:
         if args.brief:
             print(f"MISMATCH {name} | {brief(diff) if diff else why}")
@@ -528,8 +568,9 @@ def replay(args):
             print(f"\nSTALE known-differences.json names {n}, which is not in the corpus")
             failures.append((n, "stale", None))
     total = sum(n for _, n in counts.values())
-    print(f"\n{total - len(failures)}/{total} cases agree with the official emulator "
-          f"({len(known)} known differences listed){f'; {skipped} gRPC cases skipped (no grpcio)' if skipped else ''}")
+    print(f"\n{total} cases: {total - len(failures) - known_agree} answer as the official emulator did, "
+          f"{known_agree} differ as known-differences.json says ({len(known)} listed), {len(failures)} mismatch"
+          f"{f'; {skipped} gRPC cases skipped (no grpcio)' if skipped else ''}")
     return 1 if failures else 0
 
 
@@ -568,6 +609,7 @@ def main():
     p.add_argument("--log", help="the server's log file (for debug() output)")
     p.add_argument("--only", action="append", help="only modules whose name contains this")
     p.add_argument("--brief", action="store_true", help="one line per mismatch")
+    p.add_argument("--dump", help="write the mismatches to this JSON file")
     p.add_argument("--settle", type=float, default=None,
                    help="seconds the log must stay still before debug() output is read")
     args = p.parse_args()

@@ -23,13 +23,18 @@ import Testing
         }
     }
 
-    @Test func compressedMessagesAreRefusedClearly() {
+    @Test func compressedMessagesThatCannotBeReadAreRefusedClearly() {
+        // gzip is read (GzipTests); a broken gzip message, the flag without an encoding and
+        // another algorithm are refused with the official emulator's codes.
         var gzip = GRPCMessageReader(encoding: "gzip")
         gzip.append([1, 0, 0, 0, 1, 0xFF])
-        #expect(throws: GRPCStatus(.unimplemented, "Compression algorithm 'gzip' not supported; send uncompressed (identity) messages.")) { try gzip.next() }
+        #expect(throws: GRPCStatus(.internal, "Could not decompress the gzip message: truncated gzip header.")) { try gzip.next() }
+        var snappy = GRPCMessageReader(encoding: "snappy")
+        snappy.append([1, 0, 0, 0, 1, 0xFF])
+        #expect(throws: GRPCStatus(.unimplemented, "Can't find decompressor for snappy")) { try snappy.next() }
         var none = GRPCMessageReader()
         none.append([1, 0, 0, 0, 0])
-        #expect(throws: GRPCStatus(.internal, "Compressed message flag set without a grpc-encoding header.")) { try none.next() }
+        #expect(throws: GRPCStatus(.internal, "Can't decode compressed gRPC message as compression not configured")) { try none.next() }
         var bad = GRPCMessageReader()
         bad.append([2, 0, 0, 0, 0])
         #expect(throws: GRPCStatus.self) { try bad.next() }

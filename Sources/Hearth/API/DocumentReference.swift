@@ -10,6 +10,9 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     /// The engine's storage key for `key`, encoded on the first read through this reference
     /// (query results make a reference per document, most never read through).
     private let encodedKey = Mutex<DocumentKey?>(nil)
+    /// Whether this reference has put its document in the instance's cache already (a
+    /// terminated instance's cache can be cleared, but its references cannot be used).
+    private let inCache = Atomic<Bool>(false)
 
     init(firestore: Firestore, path: ResourcePath) {
         self.firestore = firestore
@@ -72,7 +75,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     public func setData(_ documentData: [String: Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
         let write = requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, document: storageKey) }
-        firestore.commit([write], completion: completion.map(sendable))
+        commit(write, completion: completion.map(sendable))
     }
 
     public func setData(_ documentData: [String: Any], merge: Bool, completion: ((Error?) -> Void)?) {
@@ -80,13 +83,13 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         let write = requireValid { () throws(FirestoreError) in
             merge ? try reader.mergeWrite(documentData, document: storageKey) : try reader.setWrite(documentData, document: storageKey)
         }
-        firestore.commit([write], completion: completion.map(sendable))
+        commit(write, completion: completion.map(sendable))
     }
 
     public func setData(_ documentData: [String: Any], mergeFields: [Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
         let write = requireValid { () throws(FirestoreError) in try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, document: storageKey) }
-        firestore.commit([write], completion: completion.map(sendable))
+        commit(write, completion: completion.map(sendable))
     }
 
     public func updateData(_ fields: [AnyHashable: Any]) {
@@ -96,7 +99,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     public func updateData(_ fields: [AnyHashable: Any], completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
         let write = requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, document: storageKey) }
-        firestore.commit([write], completion: completion.map(sendable))
+        commit(write, completion: completion.map(sendable))
     }
 
     public func delete() {
@@ -105,38 +108,63 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
 
     public func delete(completion: ((Error?) -> Void)?) {
         firestore.ensureActive()
-        firestore.commit([.delete(storageKey)], completion: completion.map(sendable))
+        commit(.delete(storageKey), completion: completion.map(sendable))
     }
 
     // MARK: Writes (async)
 
     public func setData(_ documentData: [String: Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, document: storageKey) }])
+        try await commit(requireValid { () throws(FirestoreError) in try reader.setWrite(documentData, document: storageKey) })
     }
 
     public func setData(_ documentData: [String: Any], merge: Bool) async throws {
         firestore.ensureActive()
-        try firestore.commit([requireValid { () throws(FirestoreError) in
+        try await commit(requireValid { () throws(FirestoreError) in
             merge ? try reader.mergeWrite(documentData, document: storageKey) : try reader.setWrite(documentData, document: storageKey)
-        }])
+        })
     }
 
     public func setData(_ documentData: [String: Any], mergeFields: [Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([requireValid { () throws(FirestoreError) in
+        try await commit(requireValid { () throws(FirestoreError) in
             try reader.mergeFieldsWrite(documentData, mergeFields: mergeFields, document: storageKey)
-        }])
+        })
     }
 
     public func updateData(_ fields: [AnyHashable: Any]) async throws {
         firestore.ensureActive()
-        try firestore.commit([requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, document: storageKey) }])
+        try await commit(requireValid { () throws(FirestoreError) in try reader.updateWrite(fields, document: storageKey) })
     }
 
     public func delete() async throws {
         firestore.ensureActive()
-        try firestore.commit([.delete(storageKey)])
+        try await commit(.delete(storageKey))
+    }
+
+    /// Commits one write of this document (fire-and-forget and completion forms); a set or
+    /// delete (not an update, which tells the SDK nothing about the rest of the document)
+    /// puts it in the instance's cache.
+    private func commit(_ write: Write, completion: (@Sendable (Error?) -> Void)?) {
+        firestore.commit([write], completion: completion, committed: cacheRecorder(write))
+    }
+
+    /// The `async` forms.
+    private func commit(_ write: Write) async throws(FirestoreErrorCode) {
+        try await firestore.commit([write], committed: cacheRecorder(write))
+    }
+
+    private func cacheRecorder(_ write: Write) -> @Sendable () -> Void {
+        let whole = write.precondition != .exists(true)
+        return { [self] in if whole { noteInCache() } }
+    }
+
+    /// Records the document in the instance's cache, once per reference: a reference read
+    /// or written again costs one atomic load, not a set insertion.
+    private func noteInCache() {
+        guard !inCache.load(ordering: .relaxed) else { return }
+        firestore.local.cache.recordRead(key)
+        inCache.store(true, ordering: .relaxed)
     }
 
     // MARK: Reads
@@ -147,7 +175,8 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         firestore.ensureActive()
         if source == .cache { return try cachedSnapshot() }
         do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
-        firestore.local.cache.recordRead(key)
+        noteInCache()
+        firestore.local.acknowledgeAll()
         return DocumentSnapshot(reference: self, document: firestore.database.document(storageKey), metadata: .server)
     }
 

@@ -38,6 +38,26 @@ extension Firestore {
                                            indexes: indexes, indexMode: indexMode))
     }
 
+    /// A database kept in `directory` (created if needed): it survives the process. Every
+    /// write is on disk before it completes (synced; concurrent writers share syncs), and
+    /// opening the directory again — in a later process — brings back every document with
+    /// its create and update times. The directory holds every project and database opened
+    /// in it; a second process opening it is refused while this one has it open (instances
+    /// of this process share it). It stays open until every instance opened on it is
+    /// terminated or released. Damage the files cannot explain (anything but a write cut off
+    /// by a crash) throws, naming the file, the offset and what to do.
+    /// - Parameters: as for `inMemory`; `database` names a database other than `(default)`.
+    ///   Opening a database already open in this process returns an instance on the same
+    ///   engine database, with the clock and indexes it was first opened with.
+    public static func open(directory: String, projectID: String = defaultProjectID, database: String = DatabaseID.defaultDatabase,
+                            clock: (any HearthClock)? = nil, indexes: IndexConfiguration? = nil,
+                            indexMode: IndexMode? = nil) throws -> Firestore {
+        let lease = try DataDirectoryLease.acquire(directory)
+        let db = lease.store.database(DatabaseID(project: projectID, database: database), clock: clock ?? SystemClock(),
+                                      versionRetention: 0, indexes: indexes, indexMode: indexMode)
+        return Firestore(database: db, directory: lease)
+    }
+
     /// Runs `body` with `Firestore.firestore()` returning `db` (task-local), so app code
     /// that calls `Firestore.firestore()` itself can be tested in parallel.
     public static func withDefault<T>(_ db: Firestore, _ body: () async throws -> T) async rethrows -> T {
@@ -67,11 +87,15 @@ extension Firestore {
     /// O(1) independent copy: same documents now, its own future.
     public func fork() -> Firestore { Firestore(database: database.fork(), access: access.forked()) }
 
-    /// Returns when every listener callback for every commit made so far has run (or was
-    /// skipped because its listener was removed), so tests can check what listeners saw
-    /// without sleeping. Callbacks run on `settings.dispatchQueue`: don't call this while
+    /// Returns when every write issued so far is acknowledged and every listener callback for
+    /// every commit made so far has run (or was skipped because its listener was removed), so
+    /// tests can check what listeners saw without sleeping. Callbacks run on `settings.dispatchQueue`: don't call this while
     /// blocking that queue.
-    public func waitUntilIdle() async { await listenerDeliveries.waitUntilIdle() }
+    public func waitUntilIdle() async {
+        // Acknowledgements still waiting on the callback queue first: they raise events too.
+        await local.drain(on: callbackQueue)
+        await listenerDeliveries.waitUntilIdle()
+    }
 
     /// The composite indexes the queries run so far needed and the configuration lacked, as
     /// a configuration to write out with `.json` (collect with `indexMode: .learn`).

@@ -25,9 +25,14 @@ public final class Firestore: @unchecked Sendable {
     /// This instance's pending writes, cache and bundles.
     let local: LocalView
 
-    init(database: Database, access: AccessControl = .admin()) {
+    /// The data directory this instance's database lives in (`open(directory:)`), held
+    /// open until the instance is terminated or released.
+    let directory: DataDirectoryLease?
+
+    init(database: Database, access: AccessControl = .admin(), directory: DataDirectoryLease? = nil) {
         self.database = database
         self.access = access
+        self.directory = directory
         state = Mutex(InstanceState())
         local = LocalView(database: database)
     }
@@ -169,47 +174,62 @@ public final class Firestore: @unchecked Sendable {
         return WriteBatch(firestore: self)
     }
 
-    /// Commits the writes of `setData`, `updateData`, `delete` and batches, mapping engine
-    /// errors to `FirestoreErrorCode`: shown first to this instance's listeners when
-    /// `settings.localWriteEvents` says so (`LocalView.commit`).
+    /// Commits the writes of a fire-and-forget or completion-handler `setData`,
+    /// `updateData`, `delete` or batch: committed now, acknowledged to this instance (and
+    /// `completion` called) on the callback queue's next turn (`LocalView`). `committed`
+    /// records the documents in the cache (by default every document the writes set or
+    /// delete).
+    func commit(_ writes: [Write], completion: (@Sendable (Error?) -> Void)?, committed: (@Sendable () -> Void)? = nil) {
+        local.enqueue(writes, authorize: access.commitAuthorizer(for: database), queue: callbackQueue) { [self] result in
+            switch result {
+            case .success:
+                if let committed { committed() } else { local.cache.recordWrites(writes) }
+                completion?(nil)
+            case .failure(let failure):
+                completion?(FirestoreErrorCode(failure))
+            }
+        }
+    }
+
+    /// The `async` forms: returns committed and acknowledged (see `LocalView.commit`).
     @discardableResult
-    func commit(_ writes: [Write]) throws(FirestoreErrorCode) -> CommitResult {
+    func commit(_ writes: [Write], committed: (@Sendable () -> Void)? = nil) async throws(FirestoreErrorCode) -> CommitResult {
         do {
-            return try local.commit(writes, authorize: access.commitAuthorizer(for: database))
+            let result = try local.commit(writes, authorize: access.commitAuthorizer(for: database))
+            if let committed { committed() } else { local.cache.recordWrites(writes) }
+            return result
         } catch {
             throw FirestoreErrorCode(error)
         }
     }
 
-    /// Commits, then reports the outcome to an optional completion handler.
-    func commit(_ writes: [Write], completion: (@Sendable (Error?) -> Void)?) {
-        var failure: FirestoreErrorCode?
-        do { try commit(writes) } catch { failure = error }
-        if let completion {
-            let f = failure
-            deliver { completion(f) }
-        }
-    }
-
     // MARK: Lifecycle
 
-    /// Resolves at once: every write commits before its call returns.
+    /// Resolves once every write this instance issued so far is acknowledged: on the
+    /// callback queue, after the acknowledgements waiting there.
     public func waitForPendingWrites(completion: @escaping (Error?) -> Void) {
         ensureActive()
         let completion = sendable(completion)
         deliver { completion(nil) }
     }
 
-    public func waitForPendingWrites() async throws { ensureActive() }
+    public func waitForPendingWrites() async throws {
+        ensureActive()
+        await local.drain(on: callbackQueue)
+    }
 
     /// Stops the instance; later calls on it are programmer errors, and `firestore()`
     /// hands out a fresh instance over the same data.
     public func terminate(completion: ((Error?) -> Void)? = nil) {
         state.withLock { $0.terminated = true }
+        directory?.release()
         if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
-    public func terminate() async throws { state.withLock { $0.terminated = true } }
+    public func terminate() async throws {
+        state.withLock { $0.terminated = true }
+        directory?.release()
+    }
 
     /// Clears the instance's cache (what `source: .cache` reads, bundles and named queries
     /// included); the SDK's rule holds: the instance must be terminated (or unused).

@@ -63,6 +63,10 @@ struct QueryDefinition: Hashable, Sendable {
         if limitType == .last {
             q.orderBy = normalizedOrderBy
             q = q.reversed()
+        } else if startAt != nil || endAt != nil {
+            // As the SDKs send it: a cursor holds a value per order-by, implicit ones included,
+            // and the server takes no more values than the order-bys written out.
+            q.orderBy = normalizedOrderBy
         }
         return q
     }
@@ -541,6 +545,7 @@ public class Query: @unchecked Sendable, Hashable {
                 documents = try firestore.local.cache.documents(matching: query)
             } else {
                 try firestore.access.checkQuery(query, in: firestore.database)
+                firestore.local.acknowledgeAll()
                 let result = try firestore.database.runQuery(query)
                 documents = result.documents
                 readTime = result.readTime

@@ -63,6 +63,6 @@ public final class WriteBatch {
     }
 
     public func commit() async throws {
-        try firestore.commit(takeWrites())
+        try await firestore.commit(takeWrites())
     }
 }

@@ -36,6 +36,9 @@ extension Firestore {
         let chunk = 64 * 1024
         return startLoading(completion: completion) { (reader: inout BundleReader) throws(FirestoreError) -> Bool in
             let input = stream.value
+            guard Self.hasSource(input) else {
+                throw FirestoreError(.unknown, "Failed to read the bundle stream: it has nothing to read from (InputStream(url:) of a URL Foundation cannot open).")
+            }
             if input.streamStatus == .notOpen { input.open() }
             var buffer = [UInt8](repeating: 0, count: chunk)
             let n = input.read(&buffer, maxLength: chunk)
@@ -46,6 +49,20 @@ extension Firestore {
             if n == 0 { input.close() }
             return n == 0
         }
+    }
+
+    /// Whether `stream` reads from something. On Linux, `InputStream(url:)` of a URL that is
+    /// not a file still returns a stream, one with no underlying stream, whose every method
+    /// crashes; Darwin's fails to open it instead, which the load reports as an error.
+    static func hasSource(_ stream: InputStream) -> Bool {
+        #if canImport(ObjectiveC)
+        return true
+        #else
+        for child in Mirror(reflecting: stream).children where child.label == "_streamStorage" {
+            if let optional = child.value as? any OptionalBox, optional.wrapped == nil { return false }
+        }
+        return true
+        #endif
     }
 
     /// The async form: the final progress, or the error.

@@ -48,15 +48,20 @@ public final class LoadBundleTaskProgress: NSObject, @unchecked Sendable {
 /// A handle for removing an observer (`LoadBundleTask.removeObserverWith(handle:)`).
 public typealias LoadBundleObserverHandle = Int
 
-/// A bundle being loaded (`Firestore.loadBundle`). Observers receive every progress report
-/// from the moment they are added — the loading starts on a background queue and each
-/// report is handed to the observers registered when it reaches `settings.dispatchQueue`,
-/// so observers added right after `loadBundle` returns see the whole sequence: one report
-/// with nothing loaded, one per document, then success (or an error, which ends it).
+/// A bundle being loaded (`Firestore.loadBundle`). Every observer sees the whole sequence:
+/// one report with nothing loaded, one per document, then success (or an error, which ends
+/// it). On a device the load never overtakes the code that started it, so an observer added
+/// right after `loadBundle` returns sees every report; here the load runs on a background
+/// queue and may be further along, so an observer is first handed the reports already
+/// delivered (on `settings.dispatchQueue`, in order, before any later one).
 public final class LoadBundleTask: NSObject, @unchecked Sendable {
     private struct Observers {
         var list: [(handle: Int, observer: (LoadBundleTaskProgress) -> Void)] = []
+        /// Per observer, the reports delivered before it was added and not yet replayed to it.
+        var missed: [Int: [LoadBundleTaskProgress]] = [:]
         var next = 0
+        /// The reports delivered so far, replayed to observers added later.
+        var delivered: [LoadBundleTaskProgress] = []
         /// The `loadBundle(_:completion:)` completion, called after the observers on the
         /// final report.
         var completion: ((LoadBundleTaskProgress) -> Void)?
@@ -75,21 +80,28 @@ public final class LoadBundleTask: NSObject, @unchecked Sendable {
     @discardableResult
     public func addObserver(_ observer: @escaping (LoadBundleTaskProgress) -> Void) -> LoadBundleObserverHandle {
         let box = UncheckedBox(observer)
-        return observers.withLock { o in
+        let handle = observers.withLock { o in
             o.next += 1
             o.list.append((o.next, box.value))
+            if !o.delivered.isEmpty { o.missed[o.next] = o.delivered }
             return o.next
         }
+        queue.async { [self] in deliver(nil) }
+        return handle
     }
 
     /// Removes an observer; an unknown handle is ignored.
     public func removeObserverWith(handle: LoadBundleObserverHandle) {
-        observers.withLock { $0.list.removeAll { $0.handle == handle } }
+        observers.withLock { o in
+            o.list.removeAll { $0.handle == handle }
+            o.missed[handle] = nil
+        }
     }
 
     public func removeAllObservers() {
         observers.withLock { o in
             o.list.removeAll()
+            o.missed.removeAll()
             o.completion = nil
         }
     }
@@ -107,10 +119,21 @@ public final class LoadBundleTask: NSObject, @unchecked Sendable {
 
     /// Hands `progress` to the observers registered when it runs on the callback queue.
     func report(_ progress: LoadBundleTaskProgress) {
-        queue.async { [self] in
-            let (list, completion) = observers.withLock { o in (o.list.map(\.observer), o.completion) }
-            for observer in list { observer(progress) }
-            if progress.state != .inProgress { completion?(progress) }
+        queue.async { [self] in deliver(progress) }
+    }
+
+    /// On the callback queue: first the reports each newly added observer missed, then
+    /// `progress` (if any) to every observer, and the completion after a final report.
+    private func deliver(_ progress: LoadBundleTaskProgress?) {
+        let (list, replays, completion) = observers.withLock { o in
+            let replays = o.list.compactMap { entry in o.missed[entry.handle].map { (entry.observer, $0) } }
+            o.missed.removeAll()
+            if let progress { o.delivered.append(progress) }
+            return (o.list.map(\.observer), replays, o.completion)
         }
+        for (observer, missed) in replays { for p in missed { observer(p) } }
+        guard let progress else { return }
+        for observer in list { observer(progress) }
+        if progress.state != .inProgress { completion?(progress) }
     }
 }

@@ -192,7 +192,7 @@ enum BundleJSON {
         }
         if let m = j["mapValue"] {
             guard case .object = m else { throw fail("mapValue is not a valid object") }
-            return Value.vectorOrMap(try fields(m["fields"], database: database))
+            return try Value.vectorOrMap(try fields(m["fields"], database: database))
         }
         throw fail("Failed to decode value, no type is recognized")
     }

@@ -29,39 +29,53 @@ public enum DataImport {
                            progress: ((Int) -> Void)? = nil) throws(FirestoreError) -> Summary {
         let started = Date()
         var summary = Summary()
-        var batches: [DatabaseID: [(path: ResourcePath, fields: MapValue)]] = [:]
-        func flush(_ id: DatabaseID) throws(FirestoreError) {
-            guard let batch = batches[id], !batch.isEmpty else { return }
+        typealias Batch = [(path: ResourcePath, fields: MapValue)]
+        // The batch being filled, and those of other databases set aside: documents of one
+        // database usually follow each other, so most cost no dictionary lookup.
+        var current: (id: DatabaseID, batch: Batch)?
+        var others: [DatabaseID: Batch] = [:]
+        func commit(_ id: DatabaseID, _ batch: Batch) throws(FirestoreError) {
+            guard !batch.isEmpty else { return }
             try databases(id).importDocuments(batch)
             summary.documents += batch.count
             summary.perDatabase[id, default: 0] += batch.count
-            batches[id] = []
             progress?(summary.documents)
+        }
+        func add(_ id: DatabaseID, _ path: ResourcePath, _ fields: MapValue) throws(FirestoreError) {
+            if current?.id != id {
+                if let c = current { others[c.id] = c.batch }
+                var batch = others.removeValue(forKey: id) ?? []
+                batch.reserveCapacity(batchSize)
+                current = (id, batch)
+            }
+            current!.batch.append((path, fields))
+            if current!.batch.count >= batchSize {
+                let full = current!.batch
+                current!.batch = []
+                current!.batch.reserveCapacity(batchSize)
+                try commit(id, full)
+            }
         }
         switch try ImportSource.locate(path) {
         case .export(let overall):
             let reader = try ExportReader(overallFile: overall)
             try reader.verify()
             let counts = try reader.forEach { (doc: ExportedDocument) throws(FirestoreError) in
-                let id = DatabaseID(project: project ?? doc.database.project, database: doc.database.database)
-                batches[id, default: []].append((doc.path, doc.fields))
-                if batches[id]!.count >= batchSize { try flush(id) }
+                try add(DatabaseID(project: project ?? doc.database.project, database: doc.database.database), doc.path, doc.fields)
             }
             summary.skipped = counts.skipped
         case .hearthJSON(let file):
             guard let project else { throw .invalidArgument("Importing Hearth JSON \(file) needs a project to import into.") }
             guard let data = FileManager.default.contents(atPath: file) else { throw .invalidArgument("Cannot read \(file).") }
             let id = DatabaseID(project: project, database: defaultDatabase)
-            let documents: [(path: ResourcePath, fields: MapValue)]
+            let documents: Batch
             do { documents = try HearthJSON.documents(data, database: id) } catch {
                 throw .invalidArgument("\(file): \(error.message)")
             }
-            for d in documents {
-                batches[id, default: []].append(d)
-                if batches[id]!.count >= batchSize { try flush(id) }
-            }
+            for d in documents { try add(id, d.path, d.fields) }
         }
-        for id in batches.keys.sorted(by: { $0.name < $1.name }) { try flush(id) }
+        if let c = current { others[c.id] = c.batch }
+        for id in others.keys.sorted(by: { $0.name < $1.name }) { try commit(id, others[id]!) }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }

@@ -53,24 +53,31 @@ public enum EntityCodec {
         w.bytes.reserveCapacity(64 + fields.count * 24)
         try w.message(13) { (k: inout WireWriter) throws(FirestoreError) in
             k.string(13, app(database.project))
-            try k.message(14) { (p: inout WireWriter) throws(FirestoreError) in writePath(path.segments, into: &p) }
+            try k.message(14) { (p: inout WireWriter) throws(FirestoreError) in writeElements(path.segments, keyFields, into: &p) }
             if database.database != DatabaseID.defaultDatabase { k.string(23, database.database) }
         }
         try writeProperties(fields, into: &w, depth: 0)
-        try w.message(16) { (p: inout WireWriter) throws(FirestoreError) in writePath(Array(path.segments.prefix(2)), into: &p) }
+        try w.message(16) { (p: inout WireWriter) throws(FirestoreError) in writeElements(Array(path.segments.prefix(2)), keyFields, into: &p) }
         return w.bytes
     }
 
     /// The key app the emulator writes for a project.
     static func app(_ project: String) -> String { "dev~" + project }
 
-    private static func writePath(_ segments: [String], into w: inout WireWriter) {
+    /// The field numbers of a path element: in a key's `Path` (group 1 {2 type, 3 id, 4 name})
+    /// and in a reference value (group 14 {15 type, 16 id, 17 name}).
+    typealias ElementFields = (group: Int, type: Int, id: Int, name: Int)
+    static let keyFields: ElementFields = (1, 2, 3, 4)
+    static let referenceFields: ElementFields = (14, 15, 16, 17)
+
+    /// One element per (collection, document id) pair; a `__id<N>__` id as the number N.
+    private static func writeElements(_ segments: [String], _ fields: ElementFields, into w: inout WireWriter) {
         var i = 0
         while i + 1 < segments.count {
             let collection = segments[i], id = segments[i + 1]
-            w.group(1) { e in
-                e.string(2, collection)
-                if let n = ResourcePath.numericID(id) { e.int64(3, n) } else { e.string(4, id) }
+            w.group(fields.group) { e in
+                e.string(fields.type, collection)
+                if let n = ResourcePath.numericID(id) { e.int64(fields.id, n) } else { e.string(fields.name, id) }
             }
             i += 2
         }
@@ -160,16 +167,7 @@ public enum EntityCodec {
         case .reference(let name):
             v.group(12) { r in
                 r.string(13, app(name.database.project))
-                var i = 0
-                let s = name.path.segments
-                while i + 1 < s.count {
-                    let collection = s[i], id = s[i + 1]
-                    r.group(14) { e in
-                        e.string(15, collection)
-                        if let n = ResourcePath.numericID(id) { e.int64(16, n) } else { e.string(17, id) }
-                    }
-                    i += 2
-                }
+                writeElements(name.path.segments, referenceFields, into: &r)
                 if name.database.database != DatabaseID.defaultDatabase { r.string(23, name.database.database) }
             }
         case .map(let m):
@@ -193,23 +191,20 @@ public enum EntityCodec {
     /// The document a record holds. `record` names the record in errors (file and offset).
     public static func decode(_ bytes: [UInt8], record: String) throws(FirestoreError) -> ExportedDocument? {
         do {
-            return try decodeEntity(bytes)
+            return try WireReader.read(bytes) { (r: inout WireReader) throws(FirestoreError) -> ExportedDocument? in try decodeEntity(&r) }
         } catch {
             throw .invalidArgument("\(record): \(error.message)")
         }
     }
 
     /// nil for an entity in a namespace: it imports into a namespace no Firestore API shows.
-    private static func decodeEntity(_ bytes: [UInt8]) throws(FirestoreError) -> ExportedDocument? {
-        var r = WireReader(bytes)
+    private static func decodeEntity(_ r: inout WireReader) throws(FirestoreError) -> ExportedDocument? {
+        let entity = r
         var key: WireReader?
         var sawEntityGroup = false
-        var indexed: [WireReader] = [], raw: [WireReader] = []
         while let k = try r.next() {
             switch k.field {
             case 13: key = try r.message(k)
-            case 14: indexed.append(try r.message(k))
-            case 15: raw.append(try r.message(k))
             case 16: _ = try r.lengthDelimited(k); sawEntityGroup = true
             default: try r.skip(k)
             }
@@ -231,13 +226,13 @@ public enum EntityCodec {
         if let namespace, !namespace.isEmpty { return nil }
         var segments: [String] = []
         while let k = try pathReader.next() {
-            guard k.field == 1, k.wireType == 3 else { try pathReader.skip(k); continue }
+            guard k.field == keyFields.group, k.wireType == 3 else { try pathReader.skip(k); continue }
             var element = try pathReader.group(k)
-            try readElement(&element, typeField: 2, idField: 3, nameField: 4, into: &segments)
+            try readElement(&element, keyFields, into: &segments)
         }
         let path = ResourcePath(segments: segments)
         guard path.isDocument else { throw .invalidArgument("the entity key has an empty path") }
-        let fields = try readProperties(indexed + raw, depth: 0)
+        let fields = try readProperties(of: entity, depth: 0)
         return ExportedDocument(database: DatabaseID(project: project(fromApp: appName), database: databaseID),
                                 path: path, fields: fields)
     }
@@ -248,13 +243,13 @@ public enum EntityCodec {
         return app
     }
 
-    private static func readElement(_ e: inout WireReader, typeField: Int, idField: Int, nameField: Int, into segments: inout [String]) throws(FirestoreError) {
+    private static func readElement(_ e: inout WireReader, _ fields: ElementFields, into segments: inout [String]) throws(FirestoreError) {
         var type: String?, id: String?
         while let k = try e.next() {
             switch k.field {
-            case typeField: type = try e.string(k)
-            case idField: id = "__id\(try e.int64(k))__"
-            case nameField: id = try e.string(k)
+            case fields.type: type = try e.string(k)
+            case fields.id: id = "__id\(try e.int64(k))__"
+            case fields.name: id = try e.string(k)
             default: try e.skip(k)
             }
         }
@@ -271,62 +266,76 @@ public enum EntityCodec {
         case vector([Double])
     }
 
-    private static func readProperties(_ properties: [WireReader], depth: Int) throws(FirestoreError) -> MapValue {
+    /// The fields of an entity (a document or an embedded map): its `property` list (14)
+    /// first, then its `raw_property` list (15), each in file order, as the emulator's import
+    /// reads them (an array split over both lists keeps that order).
+    private static func readProperties(of entity: WireReader, depth: Int) throws(FirestoreError) -> MapValue {
         guard depth < maxDepth else { throw .invalidArgument("maps nested deeper than \(maxDepth) levels") }
-        var order: [String] = []
-        var pending: [String: Pending] = [:]
-        for var p in properties {
-            var meaning: Int64 = 0, name: String?, multiple: Bool?, value: WireReader?
-            while let k = try p.next() {
-                switch k.field {
-                case 1: meaning = try p.int64(k)
-                case 3: name = try p.string(k)
-                case 4: multiple = try p.int64(k) != 0
-                case 5: value = try p.message(k)
-                case 6: throw .invalidArgument("Property \"\(name ?? "")\" has field stashed")
-                default: try p.skip(k)
-                }
-            }
-            guard let name else { throw .invalidArgument("a property has no name (a required field)") }
-            guard let multiple else { throw .invalidArgument("property \"\(name)\" has no multiple (a required field)") }
-            guard var value else { throw .invalidArgument("property \"\(name)\" has no value (a required field)") }
-            if pending[name] == nil { order.append(name) }
-            if meaning == Meaning.emptyList {
-                if pending[name] == nil { pending[name] = .array([]) }
-                continue
-            }
-            if meaning == Meaning.vector {
-                let component = try vectorComponent(&value, name: name)
-                if case .vector(var ds)? = pending[name] {
-                    ds.append(component)
-                    pending[name] = .vector(ds)
-                } else {
-                    pending[name] = .vector([component])
-                }
-                continue
-            }
-            let element = try readValue(&value, meaning: meaning, name: name, depth: depth)
-            if multiple {
-                switch pending[name] {
-                case .array(var values)?:
-                    values.append(element)
-                    pending[name] = .array(values)
-                default: pending[name] = .array([element])
-                }
-            } else {
-                pending[name] = .single(element)
+        var fields: [(name: String, pending: Pending)] = []
+        for list in 14...15 {
+            var r = entity
+            while let k = try r.next() {
+                guard k.field == list else { try r.skip(k); continue }
+                var p = try r.message(k)
+                try readProperty(&p, into: &fields, depth: depth)
             }
         }
         var entries: [MapValue.Entry] = []
-        entries.reserveCapacity(order.count)
-        for name in order {
-            switch pending[name]! {
+        entries.reserveCapacity(fields.count)
+        for (name, pending) in fields {
+            switch pending {
             case .single(let v): entries.append((name, v))
             case .array(let vs): entries.append((name, .array(vs)))
             case .vector(let ds): entries.append((name, .vector(ds)))
             }
         }
         return MapValue(unsortedEntries: entries)
+    }
+
+    private static func readProperty(_ p: inout WireReader, into fields: inout [(name: String, pending: Pending)], depth: Int) throws(FirestoreError) {
+        var meaning: Int64 = 0, name: String?, multiple: Bool?, value: WireReader?
+        while let k = try p.next() {
+            switch k.field {
+            case 1: meaning = try p.int64(k)
+            case 3: name = try p.string(k)
+            case 4: multiple = try p.int64(k) != 0
+            case 5: value = try p.message(k)
+            case 6: throw .invalidArgument("Property \"\(name ?? "")\" has field stashed")
+            default: try p.skip(k)
+            }
+        }
+        guard let name else { throw .invalidArgument("a property has no name (a required field)") }
+        guard let multiple else { throw .invalidArgument("property \"\(name)\" has no multiple (a required field)") }
+        guard var value else { throw .invalidArgument("property \"\(name)\" has no value (a required field)") }
+        // Elements of one array (or vector) are usually adjacent: look back from the end.
+        func existing() -> Int? { fields.lastIndex { utf8Equal($0.name, name) } }
+        if meaning == Meaning.emptyList {
+            if existing() == nil { fields.append((name, .array([]))) }
+            return
+        }
+        if meaning == Meaning.vector {
+            let component = try vectorComponent(&value, name: name)
+            if let i = existing(), case .vector(var ds) = fields[i].pending {
+                fields[i].pending = .single(.null)  // lets `ds` be appended to in place
+                ds.append(component)
+                fields[i].pending = .vector(ds)
+            } else {
+                fields.append((name, .vector([component])))
+            }
+            return
+        }
+        let element = try readValue(&value, meaning: meaning, name: name, depth: depth)
+        guard multiple else {
+            fields.append((name, .single(element)))  // a repeated name: the later one wins (MapValue)
+            return
+        }
+        if let i = existing(), case .array(var values) = fields[i].pending {
+            fields[i].pending = .single(.null)
+            values.append(element)
+            fields[i].pending = .array(values)
+        } else {
+            fields.append((name, .array([element])))
+        }
     }
 
     private static func vectorComponent(_ value: inout WireReader, name: String) throws(FirestoreError) -> Double {
@@ -357,22 +366,13 @@ public enum EntityCodec {
         }
         if meaning == Meaning.embeddedEntity {
             guard let string else { throw .invalidArgument("property \"\(name)\" is an embedded entity without bytes") }
-            var entity = WireReader(v.bytes, range: string)
-            var properties: [WireReader] = [], raw: [WireReader] = []
-            while let k = try entity.next() {
-                switch k.field {
-                case 14: properties.append(try entity.message(k))
-                case 15: raw.append(try entity.message(k))
-                default: try entity.skip(k)
-                }
-            }
-            return .map(try readProperties(properties + raw, depth: depth + 1))
+            return .map(try readProperties(of: WireReader(v.bytes, range: string), depth: depth + 1))
         }
         if ![0, Meaning.timestamp, Meaning.geoPoint, Meaning.blob].contains(meaning) {
             // A Datastore meaning Firestore does not write: kept, shown as the emulator does.
             let inner: Value
             if let string {
-                let bytes = v.bytes[string]
+                let bytes = v.slice(string)
                 if meaning != Meaning.byteString, let s = String(validating: bytes, as: UTF8.self) { inner = .string(s) } else { inner = .bytes(Data(bytes)) }
             } else if let int { inner = .integer(int) } else if let bool { inner = .boolean(bool) } else if let double { inner = .double(double) } else { inner = .null }
             return .map(MapValue([("__type__", .string(legacyMeaningType)), ("value", inner), ("meaning", .integer(meaning))]))
@@ -401,7 +401,7 @@ public enum EntityCodec {
         if let bool { return .boolean(bool) }
         if let double { return .double(double) }
         if let string {
-            let bytes = v.bytes[string]
+            let bytes = v.slice(string)
             if meaning == Meaning.blob { return .bytes(Data(bytes)) }
             guard let s = String(validating: bytes, as: UTF8.self) else {
                 throw .invalidArgument("property \"\(name)\": a string value that is not UTF-8")
@@ -417,9 +417,9 @@ public enum EntityCodec {
         while let k = try r.next() {
             switch k.field {
             case 13: appName = try r.string(k)
-            case 14 where k.wireType == 3:
+            case referenceFields.group where k.wireType == 3:
                 var element = try r.group(k)
-                try readElement(&element, typeField: 15, idField: 16, nameField: 17, into: &segments)
+                try readElement(&element, referenceFields, into: &segments)
             case 23: databaseID = try r.string(k)
             default: try r.skip(k)
             }

@@ -30,7 +30,10 @@ enum ExportMetadata {
     }
 
     static func decodeOverall(_ bytes: [UInt8]) throws(FirestoreError) -> [Pointer] {
-        var r = WireReader(bytes)
+        try WireReader.read(bytes) { (r: inout WireReader) throws(FirestoreError) -> [Pointer] in try decodeOverall(&r) }
+    }
+
+    private static func decodeOverall(_ r: inout WireReader) throws(FirestoreError) -> [Pointer] {
         var pointers: [Pointer] = []
         while let k = try r.next() {
             guard k.field == 1 else { try r.skip(k); continue }
@@ -68,7 +71,10 @@ enum ExportMetadata {
 
     /// The data files a `Backup` lists, in order.
     static func decodeBackupFiles(_ bytes: [UInt8]) throws(FirestoreError) -> [String] {
-        var r = WireReader(bytes)
+        try WireReader.read(bytes) { (r: inout WireReader) throws(FirestoreError) -> [String] in try decodeBackupFiles(&r) }
+    }
+
+    private static func decodeBackupFiles(_ r: inout WireReader) throws(FirestoreError) -> [String] {
         var files: [String] = []
         while let k = try r.next() {
             guard k.field == 2 else { try r.skip(k); continue }

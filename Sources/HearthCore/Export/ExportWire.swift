@@ -72,22 +72,33 @@ struct WireWriter {
 
 /// Reads protobuf fields (groups included) from a byte range, never trapping: malformed
 /// input throws INVALID_ARGUMENT naming the field and byte offset within the record.
+///
+/// It reads through a pointer valid for `read(_:_:)`'s body, so readers of sub-messages
+/// are plain values (no reference counting per field: decoding a record costs a few
+/// hundred nanoseconds, not microseconds).
 struct WireReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     private(set) var offset: Int
     let end: Int
 
-    init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-        offset = 0
-        end = bytes.count
-    }
-
-    init(_ bytes: [UInt8], range: Range<Int>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
         self.bytes = bytes
         offset = range.lowerBound
         end = range.upperBound
     }
+
+    /// Runs `body` with a reader over all of `bytes`.
+    static func read<T>(_ bytes: [UInt8], _ body: (inout WireReader) throws(FirestoreError) -> T) throws(FirestoreError) -> T {
+        try bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(FirestoreError) -> T in
+                var reader = WireReader(buffer, range: 0..<buffer.count)
+                return try body(&reader)
+            }
+        }.get()
+    }
+
+    /// The bytes of `range`, as a buffer of their own.
+    func slice(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
 
     struct Key {
         let field: Int
@@ -162,7 +173,7 @@ struct WireReader {
 
     mutating func string(_ key: Key) throws(FirestoreError) -> String {
         let range = try lengthDelimited(key)
-        guard let s = String(validating: bytes[range], as: UTF8.self) else {
+        guard let s = String(validating: slice(range), as: UTF8.self) else {
             throw Self.malformed("a string that is not UTF-8", field: key.field, offset: key.offset)
         }
         return s

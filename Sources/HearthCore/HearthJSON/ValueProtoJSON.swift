@@ -16,7 +16,12 @@ extension Value {
         case .bytes(let d): return .object([("bytesValue", .string(d.base64EncodedString()))])
         case .reference(let r): return .object([("referenceValue", .string(r.description))])
         case .geoPoint(let g):
-            return .object([("geoPointValue", .object([("latitude", Self.protoJSON(g.latitude)), ("longitude", Self.protoJSON(g.longitude))]))])
+            // proto3 JSON leaves out a field at its default: a zero (or minus zero) coordinate
+            // is not written, so (0, 0) is `{}` (as the official emulator answers).
+            var coordinates: [(String, JSON)] = []
+            if g.latitude != 0 { coordinates.append(("latitude", Self.protoJSON(g.latitude))) }
+            if g.longitude != 0 { coordinates.append(("longitude", Self.protoJSON(g.longitude))) }
+            return .object([("geoPointValue", .object(coordinates))])
         case .array(let a):
             return .object([("arrayValue", a.isEmpty ? .object([]) : .object([("values", .array(a.map(\.protoJSON)))]))])
         case .map(let m):

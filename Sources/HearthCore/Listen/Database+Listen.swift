@@ -49,10 +49,13 @@ extension Database {
 /// listen targets before the database commits them, as the SDKs do on a device. The
 /// sequence for one batch of writes is `applyLocally` (the client's targets show the
 /// writes at once, `ViewSnapshot.mutatedKeys` naming the documents they touch), then
-/// `commit(_:acknowledging:)` (the batch leaves the overlay as the commit lands: one more
-/// snapshot for the documents whose contents or pending state changed) or, when the
-/// commit fails, `rejectLocalBatch` (the views return to the database's documents). Other
-/// clients' targets see only the commit.
+/// `commit(_:acknowledging:)` (the batch — and any older one of the client — leaves the
+/// overlay as the commit lands: one more snapshot for the documents whose contents or
+/// pending state changed) or, when the commit fails, `removeLocalBatch` (the views return to
+/// the database's documents). A batch can also be committed plainly and acknowledged later
+/// with `removeLocalBatch` (`commit(_:acknowledging:keepingPending: true)`): until then the
+/// client keeps seeing it pending. A commit that is not the client's own supersedes its
+/// pending writes to the documents it changes. Other clients' targets see only the commit.
 extension Database {
     /// A new client with a local view of its own.
     public func registerListenClient() -> ListenClientID { hub.registerClient() }
@@ -69,10 +72,12 @@ extension Database {
         return underCommitLock { state in hub.applyLocally(writes, client: client, localWriteTime: time, state: state) }
     }
 
-    /// Takes a batch out of `client`'s overlay after its commit failed; its targets return
-    /// to the database's documents.
-    public func rejectLocalBatch(_ batch: LocalBatchID, client: ListenClientID) {
-        underCommitLock { state in hub.reject(batch, client: client, state: state) }
+    /// Takes a batch out of `client`'s overlay: after its commit failed (its targets return
+    /// to the database's documents, a rollback), or to acknowledge a batch committed without
+    /// `acknowledging` (its documents stop showing a pending write). Unknown batches (already
+    /// acknowledged by a later batch's commit) are ignored.
+    public func removeLocalBatch(_ batch: LocalBatchID, client: ListenClientID) {
+        underCommitLock { state in hub.remove(batch, client: client, state: state) }
     }
 
     /// The document at `key` as `client` sees it: with its pending local batches applied

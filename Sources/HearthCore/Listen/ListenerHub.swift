@@ -31,6 +31,8 @@ final class ListenerHub: Sendable {
         var targets: [Int: Target] = [:]
         var routing = TargetRouting()
         var clients: [Int: Client] = [:]
+        /// The clients with pending local batches (a commit looks at these only).
+        var pendingClients: Set<Int> = []
         var nextID = 1
     }
 
@@ -54,7 +56,10 @@ final class ListenerHub: Sendable {
 
     /// Forgets a client; its targets stay registered as targets of no client.
     func removeClient(_ client: ListenClientID) {
-        registry.withLock { _ = $0.clients.removeValue(forKey: client.rawValue) }
+        registry.withLock { r in
+            r.clients.removeValue(forKey: client.rawValue)
+            r.pendingClients.remove(client.rawValue)
+        }
     }
 
     /// The client's pending overlay (empty for an unknown client).
@@ -114,20 +119,26 @@ final class ListenerHub: Sendable {
     /// `acknowledging`: the commit is that client's local batch, which leaves its overlay
     /// now; its documents are published to the client's targets even when the commit left
     /// them unchanged (they stop showing a pending write).
-    func publish(_ changes: ChangeSet, acknowledging ack: (client: ListenClientID, batch: LocalBatchID)? = nil) {
+    /// With `keepingPending`, the commit is that client's batch but stays pending for it.
+    func publish(_ changes: ChangeSet, acknowledging ack: (client: ListenClientID, batch: LocalBatchID)? = nil,
+                 keepingPending: Bool = false) {
         registry.withLock { r in
             var before: [Int: LocalOverlay] = [:]
             var extra: [ChangeSet.Entry] = []
-            if let ack, var client = r.clients[ack.client.rawValue] {
+            if let ack, keepingPending {
+                before[ack.client.rawValue] = r.clients[ack.client.rawValue]?.overlay
+            } else if let ack, var client = r.clients[ack.client.rawValue] {
                 before[ack.client.rawValue] = client.overlay
-                if let batch = client.overlay.remove(ack.batch.rawValue) {
-                    let committed = Set(changes.entries.map(\.key))
-                    for key in batch.keys where !committed.contains(key) {
+                let committed = Set(changes.entries.map(\.key))
+                var seen = Set<DocumentKey>()
+                for batch in client.overlay.remove(through: ack.batch.rawValue) {
+                    for key in batch.keys where !committed.contains(key) && seen.insert(key).inserted {
                         let doc = changes.state.documents[key]?.document
                         extra.append(ChangeSet.Entry(key: key, before: doc, after: doc))
                     }
                 }
                 r.clients[ack.client.rawValue] = client
+                if client.overlay.isEmpty { r.pendingClients.remove(ack.client.rawValue) }
             }
             var routed: [Int: [ChangeSet.Entry]] = [:]
             var order: [Int] = []
@@ -143,8 +154,20 @@ final class ListenerHub: Sendable {
             for entry in changes.entries { route(entry, onlyTo: nil) }
             for entry in extra { route(entry, onlyTo: ack?.client.rawValue) }
             var overlays: [Int: (before: LocalOverlay, after: LocalOverlay)] = [:]
-            for (id, client) in r.clients where !client.overlay.isEmpty || before[id] != nil {
-                overlays[id] = (before[id] ?? client.overlay, client.overlay)
+            for id in r.pendingClients.union(before.keys) {
+                guard var client = r.clients[id] else { continue }
+                let was = before[id] ?? client.overlay
+                // A commit that is not this client's own supersedes its pending writes to
+                // the documents it changed (LocalOverlay.supersede).
+                if id != ack?.client.rawValue {
+                    var superseded = false
+                    for entry in changes.entries where client.overlay.contains(entry.key) {
+                        client.overlay.supersede(entry.key)
+                        superseded = true
+                    }
+                    if superseded { r.clients[id] = client }
+                }
+                overlays[id] = (was, client.overlay)
             }
             Self.apply(routed, order: order, in: &r, commitTime: changes.commitTime, state: changes.state, overlays: overlays)
         }
@@ -157,27 +180,28 @@ final class ListenerHub: Sendable {
             let id = r.nextID
             r.nextID += 1
             guard var c = r.clients[client.rawValue] else { return LocalBatchID(rawValue: id) }
-            var keys: [DocumentKey] = []
-            var seen = Set<DocumentKey>()
-            for w in writes where seen.insert(w.key).inserted { keys.append(w.key) }
             let before = c.overlay
-            c.overlay.append(LocalOverlay.Batch(id: id, writes: writes, localWriteTime: localWriteTime, keys: keys))
+            c.overlay.apply(writes, id: id, localWriteTime: localWriteTime) { state.documents[$0]?.document }
             let after = c.overlay
+            let keys = after.batches[after.batches.count - 1].keys
             r.clients[client.rawValue] = c
+            r.pendingClients.insert(client.rawValue)
             publishOverlayChange(keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
             return LocalBatchID(rawValue: id)
         }
     }
 
-    /// Takes a client's local batch out of its overlay without a commit (the commit failed):
-    /// its targets' views return to what the database holds. Call under the commit lock.
-    func reject(_ batch: LocalBatchID, client: ListenClientID, state: DatabaseState) {
+    /// Takes a client's local batch out of its overlay without a commit — its commit failed,
+    /// or it was committed and its acknowledgement comes now — and publishes what the
+    /// client's targets then show. Call under the commit lock.
+    func remove(_ batch: LocalBatchID, client: ListenClientID, state: DatabaseState) {
         registry.withLock { r in
             guard var c = r.clients[client.rawValue] else { return }
             let before = c.overlay
             guard let removed = c.overlay.remove(batch.rawValue) else { return }
             let after = c.overlay
             r.clients[client.rawValue] = c
+            if after.isEmpty { r.pendingClients.remove(client.rawValue) }
             publishOverlayChange(removed.keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
         }
     }
@@ -212,13 +236,11 @@ final class ListenerHub: Sendable {
                               overlays: [Int: (before: LocalOverlay, after: LocalOverlay)]) {
         var localStates: [Int: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)] = [:]
         for id in order {
-            guard let entries = routed[id], let target = r.targets[id] else { continue }
-            guard let client = target.client else {
-                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { target.sink(snapshot) }
-                continue
-            }
-            guard let (before, after) = overlays[client] else {
-                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { target.sink(snapshot) }
+            // Only the sink and client are taken out: a copy of the target would share its
+            // view's storage and make the view's update below copy it whole (O(view) a step).
+            guard let entries = routed[id], let (sink, client) = r.targets[id].map({ ($0.sink, $0.client) }) else { continue }
+            guard let client, let (before, after) = overlays[client] else {
+                if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { sink(snapshot) }
                 continue
             }
             let local: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)
@@ -235,7 +257,7 @@ final class ListenerHub: Sendable {
             guard var snapshot = r.targets[id]!.view.apply(shown, commitTime: commitTime, state: local.state) else { continue }
             let view = r.targets[id]!.view
             snapshot.mutatedKeys = local.after.paths.filter { view.contains($0) }
-            target.sink(snapshot)
+            sink(snapshot)
         }
     }
 }

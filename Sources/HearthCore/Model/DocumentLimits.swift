@@ -5,6 +5,9 @@ public enum DocumentLimits {
     public static let maxIDBytes = 1500
     public static let maxDocumentNameBytes = 6 * 1024
     public static let maxPathDepth = 100
+    /// The most bytes one string or bytes value may hold (1 MiB − 89, as the official
+    /// emulator enforces it; production documents the limit as 1 MiB − 89 bytes too).
+    public static let maxValueBytes = 1_048_487
 
     /// UTF-8 bytes + 1.
     @inline(__always)
@@ -82,14 +85,30 @@ public enum DocumentLimits {
     private struct Measured {
         var size: Int
         var deepField: MapValue.Entry? = nil
+        /// The first field (in field-name order) holding a string or bytes value over
+        /// `maxValueBytes`.
+        var longField: MapValue.Entry? = nil
 
         mutating func add(_ entry: MapValue.Entry) {
             var tooDeep = false
-            size += stringSize(entry.key) + measure(entry.value, depth: 1, tooDeep: &tooDeep)
+            let valueSize = measure(entry.value, depth: 1, tooDeep: &tooDeep)
+            size += stringSize(entry.key) + valueSize
             if tooDeep, deepField.map({ compareUTF8(entry.key, $0.key) < 0 }) ?? true { deepField = entry }
+            // Only a value this big can hold one over the limit.
+            if valueSize > maxValueBytes, hasLongValue(entry.value), longField.map({ compareUTF8(entry.key, $0.key) < 0 }) ?? true {
+                longField = entry
+            }
         }
 
         func check(path: ResourcePath, database: DatabaseID) throws(FirestoreError) {
+            // The per-value limit first, with the official emulator's texts: a map holding
+            // the long value is "an invalid nested entity".
+            if let entry = longField {
+                if hasLongValue(entry.value, outsideMaps: true) {
+                    throw .invalidArgument("The value of property \"\(entry.key)\" is longer than \(maxValueBytes) bytes.")
+                }
+                throw .invalidArgument("Property \(entry.key) contains an invalid nested entity.")
+            }
             let total = documentSize(path: path, fieldsSize: size)
             if total > maxDocumentSize {
                 throw .invalidArgument("Document '\(database.resourceName(path))' cannot be written because its size (\(grouped(total)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentSize)) bytes.")
@@ -117,6 +136,18 @@ public enum DocumentLimits {
             return size
         default:
             return valueSize(v)
+        }
+    }
+
+    /// Whether `v` holds a string or bytes value over `maxValueBytes` (not counting those
+    /// inside maps, with `outsideMaps`).
+    private static func hasLongValue(_ v: Value, outsideMaps: Bool = false) -> Bool {
+        switch v {
+        case .string(let s): return s.utf8.count > maxValueBytes
+        case .bytes(let b): return b.count > maxValueBytes
+        case .array(let a): return a.contains { hasLongValue($0, outsideMaps: outsideMaps) }
+        case .map(let m): return !outsideMaps && m.entries.contains { hasLongValue($0.value) }
+        default: return false
         }
     }
 

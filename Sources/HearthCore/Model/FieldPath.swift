@@ -67,10 +67,13 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
         var segments: [String] = []
         var current: [UInt8] = []
         var bytes = Array(path.utf8)[...]
+        // The official emulator's texts: one for an empty path, one (naming the grammar)
+        // for any other malformed one.
         func fail(_ why: String) -> FirestoreError {
-            .invalidArgument("Invalid field path: \(path). \(why)")
+            .invalidArgument("Invalid property path \"\(path)\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), "
+                             + "and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)")
         }
-        guard !bytes.isEmpty else { throw fail("Field paths must not be empty.") }
+        guard !bytes.isEmpty else { throw .invalidArgument("Invalid empty property path string.") }
         while true {
             current.removeAll(keepingCapacity: true)
             if bytes.first == UInt8(ascii: "`") {

@@ -44,3 +44,26 @@ public struct FirestoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public static func invalidArgument(_ message: String) -> FirestoreError { .init(.invalidArgument, message) }
 }
+
+/// Request-shape errors every front end raises for the same fault, with the official
+/// emulator's texts (production's are not known to differ).
+extension FirestoreError {
+    public static let emptyWriteOperation = FirestoreError(.invalidArgument, "empty write operation")
+    public static let missingTransformType = FirestoreError(.invalidArgument, "Operation type must be specified for field transformation.")
+    public static let missingAggregationOperator = FirestoreError(.invalidArgument, "Operator field in Aggregation is not set.")
+    public static let unsetValue = FirestoreError(.invalidArgument, "Cannot convert firestore.v1.Value with type unset.")
+    public static let onlyStructuredQueries = FirestoreError(.invalidArgument, "only structured queries are supported")
+    public static let tooManyCollectionSelectors = FirestoreError(.invalidArgument, "StructuredQuery.from cannot have more than one collection selector.")
+    public static let negativeLimit = FirestoreError(.invalidArgument, "limit is negative")
+    public static let negativeOffset = FirestoreError(.invalidArgument, "offset is negative")
+    public static let negativePageSize = FirestoreError(.invalidArgument, "Page size must be nonnegative.")
+    public static let invalidPageToken = FirestoreError(.invalidArgument, "invalid page token")
+    public static let documentNameSet = FirestoreError(.invalidArgument, "document.name must not be set")
+    public static let missingTransaction = FirestoreError(.invalidArgument, "Invalid transaction.")
+
+    /// A filter in a query that names no collection (`field` is the first filtered field).
+    public static func kindRequired(forFilterOn field: String) -> FirestoreError {
+        FirestoreError(.invalidArgument, "kind is required for filter: \(field)")
+    }
+}
+

@@ -284,3 +284,23 @@ public func sortedEntryIndex<V>(of key: String, in entries: [(key: String, value
         }
     }
 }
+
+extension MapValue {
+    /// The same fields with every timestamp (at any depth) cut to whole microseconds.
+    func truncatingTimestamps() -> MapValue {
+        MapValue(sortedEntries: entries.map { ($0.key, $0.value.truncatingTimestamps()) })
+    }
+}
+
+extension Value {
+    /// This value with every timestamp in it cut to whole microseconds.
+    func truncatingTimestamps() -> Value {
+        switch self {
+        case .timestamp(let t): return .timestamp(t.truncatedToMicroseconds)
+        case .map(let m): return .map(m.truncatingTimestamps())
+        case .array(let a): return .array(a.map { $0.truncatingTimestamps() })
+        default: return self
+        }
+    }
+}
+

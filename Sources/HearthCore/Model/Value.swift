@@ -168,7 +168,7 @@ public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `projects/p/databases/d/documents/c/id…`.
     public static func parse(_ name: String) throws(FirestoreError) -> DocumentName {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = ResourcePath.slashSeparated(name)
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
               !parts[1].isEmpty, !parts[3].isEmpty else {
             throw .invalidArgument("Invalid resource name: \"\(name)\"")

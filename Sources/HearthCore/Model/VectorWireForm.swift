@@ -27,8 +27,20 @@ extension Value {
         return components
     }
 
-    /// A map read from the wire: the vector it stands for, or the map itself.
-    public static func vectorOrMap(_ fields: MapValue) -> Value {
-        vectorComponents(of: fields).map(Value.vector) ?? .map(fields)
+    /// What a written `{__type__: "__vector__", value: [...]}` map means: a vector when its
+    /// value is a list of doubles, an error when the list holds anything else (the official
+    /// emulator's text), and the map itself when it is not shaped like a vector. Every decoder
+    /// of written values (REST, protobuf, bundles) goes through here.
+    public static func vectorOrMap(_ fields: MapValue) throws(FirestoreError) -> Value {
+        guard fields.count == 2, case .string("__vector__")? = fields["__type__"], case .array(let items)? = fields["value"] else {
+            return .map(fields)
+        }
+        var components: [Double] = []
+        components.reserveCapacity(items.count)
+        for item in items {
+            guard case .double(let d) = item else { throw .invalidArgument("Vector must only contain values of type 'double'") }
+            components.append(d)
+        }
+        return .vector(components)
     }
 }

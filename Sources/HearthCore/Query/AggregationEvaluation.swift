@@ -12,7 +12,7 @@ enum AggregationEvaluation {
             if !distinct.contains(a.kind) { distinct.append(a.kind) }
             if !aliases.insert(a.alias).inserted { throw .invalidArgument("Aggregation aliases contain duplicate alias: \(a.alias).") }
             if case .count(let upTo?) = a.kind, upTo < 0 {
-                throw .invalidArgument("count.up_to must be non-negative, got \(upTo).")
+                throw .invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
             }
             if let f = a.field, f.isDocumentName { throw .invalidArgument("Cannot aggregate on __name__.") }
         }

@@ -4,6 +4,14 @@ import Foundation
 public struct QueryResult: Sendable {
     public let documents: [Document]
     public let readTime: Timestamp
+    /// Matching documents the query's offset skipped.
+    public var skippedResults: Int = 0
+
+    public init(documents: [Document], readTime: Timestamp, skippedResults: Int = 0) {
+        self.documents = documents
+        self.readTime = readTime
+        self.skippedResults = skippedResults
+    }
 }
 
 /// The values of an aggregation query, by alias, and their read time.
@@ -25,11 +33,11 @@ extension Database {
             candidates.findNearest = nil
             candidates.limit = nil
             candidates.offset = 0
-            let (docs, time, _) = try execute(try NormalizedQuery(candidates, database: id), readTime: readTime, limit: nil)
+            let (docs, time, _, _) = try execute(try NormalizedQuery(candidates, database: id), readTime: readTime, limit: nil)
             return QueryResult(documents: Self.project(VectorSearch.nearest(nearest, among: docs), query.projection), readTime: time)
         }
-        let (docs, time, _) = try execute(normalized, readTime: readTime, limit: nil)
-        return QueryResult(documents: Self.project(docs, query.projection), readTime: time)
+        let (docs, time, _, skipped) = try execute(normalized, readTime: readTime, limit: nil)
+        return QueryResult(documents: Self.project(docs, query.projection), readTime: time, skippedResults: skipped)
     }
 
     /// Runs `query` inside a server transaction: a read-only one reads its fixed state; a
@@ -41,8 +49,10 @@ extension Database {
             let normalized = try NormalizedQuery(query, database: id)
             try checkIndexes(normalized, aggregations: [])
             // The fixed state's own indexes may lack what this query needs: scan it as of its time.
-            let docs = QueryExecutor(query: normalized, state: point.state, readTime: point.readTime ?? point.state.readTime).run()
-            return QueryResult(documents: Self.project(docs, query.projection), readTime: point.readTime ?? point.state.readTime)
+            let (docs, skipped) = QueryExecutor(query: normalized, state: point.state, readTime: point.readTime ?? point.state.readTime)
+                .runCountingSkipped()
+            return QueryResult(documents: Self.project(docs, query.projection), readTime: point.readTime ?? point.state.readTime,
+                               skippedResults: skipped)
         }
         guard query.findNearest == nil else {
             let result = try runQuery(query)
@@ -51,11 +61,11 @@ extension Database {
         }
         let normalized = try NormalizedQuery(query, database: id)
         try checkIndexes(normalized, aggregations: [])
-        let (docs, time, state) = try execute(normalized, readTime: nil, limit: nil)
+        let (docs, time, state, skipped) = try execute(normalized, readTime: nil, limit: nil)
         let limited = query.limit.map { docs.count >= $0 } ?? false
         try recordReads(docs, query: ServerTransaction.QueryRead(query: normalized, state: state, lastWhenLimited: limited ? docs.last : nil),
                         transaction: transaction)
-        return QueryResult(documents: Self.project(docs, query.projection), readTime: time)
+        return QueryResult(documents: Self.project(docs, query.projection), readTime: time, skippedResults: skipped)
     }
 
     /// Runs count / sum / average aggregations over `query`'s results.
@@ -88,7 +98,7 @@ extension Database {
             let cap = aggregations.compactMap { if case .count(let upTo?) = $0.kind { Int(upTo) } else { nil } }.max()!
             limit = min(limit ?? cap, cap)
         }
-        let (docs, time, state) = try execute(normalized, readTime: readTime, limit: limit)
+        let (docs, time, state, _) = try execute(normalized, readTime: readTime, limit: limit)
         let limited = limit.map { docs.count >= $0 } ?? false
         return (AggregationResult(values: AggregationEvaluation.evaluate(aggregations, over: docs), readTime: time),
                 normalized, limited ? docs.last : nil, state)
@@ -119,7 +129,8 @@ extension Database {
     // MARK: Internals
 
     /// The documents, the read time they reflect and the state they were read from.
-    private func execute(_ query: NormalizedQuery, readTime: Timestamp?, limit: Int?) throws(FirestoreError) -> ([Document], Timestamp, DatabaseState) {
+    private func execute(_ query: NormalizedQuery, readTime: Timestamp?, limit: Int?) throws(FirestoreError)
+        -> ([Document], Timestamp, DatabaseState, skipped: Int) {
         var s = try readTime.map { t throws(FirestoreError) in try state(readTime: t) } ?? state()
         let plans = QueryPlanner.plans(for: query)
         if readTime.map({ $0 >= s.readTime }) ?? true {
@@ -128,8 +139,8 @@ extension Database {
         }
         // Indexes describe the state's present; an earlier read time is served by a scan.
         let past = readTime.flatMap { $0 < s.readTime ? $0 : nil }
-        let docs = QueryExecutor(query: query, state: s, readTime: past, plans: plans).run(limit: limit)
-        return (docs, past ?? s.readTime, s)
+        let (docs, skipped) = QueryExecutor(query: query, state: s, readTime: past, plans: plans).runCountingSkipped(limit: limit)
+        return (docs, past ?? s.readTime, s, skipped)
     }
 
     func checkIndexes(_ query: NormalizedQuery, aggregations: [Aggregation]) throws(FirestoreError) {

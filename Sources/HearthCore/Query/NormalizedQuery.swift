@@ -1,3 +1,4 @@
+import Foundation
 /// A validated query in the form the planner, the executor and the index analysis work on:
 /// production's checks applied with its messages, the normalised order (explicit order-bys,
 /// then inequality fields, then summed or averaged fields, then `__name__`) and the filter in
@@ -36,12 +37,18 @@ public final class NormalizedQuery: Sendable {
     public init(_ query: StructuredQuery, database: DatabaseID, aggregatedFields: [FieldPath] = []) throws(FirestoreError) {
         self.query = query
         self.database = database
-        if query.collectionID.utf8.contains(UInt8(ascii: "/")) || (query.collectionID.isEmpty && !query.allDescendants) {
-            throw .invalidArgument("Invalid collection ID \"\(query.collectionID)\": collection IDs must be non-empty and must not contain '/'.")
+        if query.collectionID.utf8.contains(UInt8(ascii: "/")) {
+            throw .invalidArgument("Collection id \"\(query.collectionID)\" is invalid because it contains \"/\".")
+        }
+        if !query.collectionID.isEmpty {
+            do { try ResourcePath.validateID(query.collectionID) } catch {
+                throw .invalidArgument(error.message.replacingOccurrences(of: "Resource id", with: "Collection id"))
+            }
         }
         if query.offset < 0 { throw .invalidArgument("offset must be non-negative, got \(query.offset).") }
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit must be non-negative, got \(limit).") }
 
+        for f in query.projection ?? [] { try Self.checkReservedNames(f) }
         let filter = try query.filter.map { f throws(FirestoreError) in try Self.prepare(f, query: query, database: database) }
             .flatMap(Self.simplified)
         self.filter = filter
@@ -60,6 +67,11 @@ public final class NormalizedQuery: Sendable {
 
         // Normalised order.
         let inequality = Self.inequalityFields(leaves)
+        if !inequality.isEmpty, !inequality.contains(where: \.isDocumentName), Self.topLevelConjuncts(filter).contains(where: {
+            if case .field(let p, .equal, _) = $0 { return p.isDocumentName } else { return false }
+        }) {
+            throw .invalidArgument("Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
+        }
         if inequality.count > Self.maxInequalityFields {
             throw .invalidArgument("The query contains \(inequality.count) distinct inequality fields: [\(inequality.map(\.description).joined(separator: ", "))]. A query may not have more than \(Self.maxInequalityFields) distinct inequality fields.")
         }
@@ -79,6 +91,9 @@ public final class NormalizedQuery: Sendable {
         }
         for (i, o) in order.enumerated() where order[..<i].contains(where: { $0.field == o.field }) {
             throw .invalidArgument("order by clause cannot contain duplicate fields \(o.field)")
+        }
+        if let key = query.orderBy.firstIndex(where: { $0.field.isDocumentName }), key < query.orderBy.count - 1 {
+            throw .invalidArgument("order by clause cannot contain more fields after the key")
         }
         order = Self.normalizedOrder(explicit: order, inequalityFields: inequality,
                                      aggregatedFields: query.startAt == nil && query.endAt == nil ? aggregatedFields : [])
@@ -104,14 +119,26 @@ public final class NormalizedQuery: Sendable {
 
     // MARK: Filters
 
+    /// Field names a query may not name: reserved ones (`__x__`), `__name__` itself aside.
+    private static func checkReservedNames(_ path: FieldPath) throws(FirestoreError) {
+        if path.isDocumentName { return }
+        for segment in path.segments where segment.utf8.count >= 4 && segment.hasPrefix("__") && segment.hasSuffix("__") {
+            throw .invalidArgument("Invalid reserved name in field path \(path.serverFormat)")
+        }
+    }
+
     private static func prepare(_ filter: QueryFilter, query: StructuredQuery, database: DatabaseID) throws(FirestoreError) -> QueryFilter {
         switch filter {
         case .composite(let op, let children):
+            // An empty AND is no filter; an empty OR has no meaning (as the emulator answers).
+            if op == .or && children.isEmpty { throw .invalidArgument("Composite filter must have at least one sub-filter.") }
             return .composite(op, try children.map { c throws(FirestoreError) in try prepare(c, query: query, database: database) })
         case .unary(let path, _):
             if path.isDocumentName { throw .invalidArgument("__key__ filter value must be a Key") }
+            try checkReservedNames(path)
             return filter
         case .field(let path, let op, let value):
+            try checkReservedNames(path)
             if op.takesList {
                 guard case .array(let list) = value else { throw .invalidArgument("'\(op.rawValue)' requires an ArrayValue.") }
                 if list.isEmpty { throw .invalidArgument("'\(op.rawValue)' requires an non-empty ArrayValue.") }
@@ -293,20 +320,17 @@ public final class NormalizedQuery: Sendable {
 
     // MARK: Cursors
 
+    /// A cursor may hold a value for each order-by the request wrote, no more (production's
+    /// reference: "it cannot reference more fields than what are in the provided ORDER BY";
+    /// the SDKs write out the implicit order-bys when they set a cursor). A `__name__` value
+    /// must be a reference; one outside the queried collection simply positions the cursor.
     private static func prepare(_ cursor: Cursor, order: [Ordering], query: StructuredQuery, database: DatabaseID) throws(FirestoreError) -> Cursor {
-        if cursor.values.count > order.count {
-            throw .invalidArgument("Too many cursor values specified. The specified order by has \(order.count) fields but the cursor has \(cursor.values.count) values.")
-        }
+        if cursor.values.count > query.orderBy.count { throw .invalidArgument("Cursor has too many values.") }
         var values = cursor.values
         for (i, v) in values.enumerated() where order[i].field.isDocumentName {
-            guard case .reference(let name) = v else {
-                throw .invalidArgument("Cursor value for __name__ must be a document reference, got a \(v.typeName).")
-            }
+            guard case .reference(let name) = v else { throw .invalidArgument("Cursor __key__ value is not a document reference.") }
             if name.database != database {
                 throw .invalidArgument("Cursor reference \(name) is not in the queried database \(database).")
-            }
-            if !query.allDescendants && name.path.parent != query.collectionPath {
-                throw .invalidArgument("Cursor reference \(name.path) is not a document in the queried collection \(query.collectionPath).")
             }
             values[i] = .reference(DocumentName(database: .queryPlaceholder, path: name.path))
         }

@@ -36,9 +36,13 @@ struct QueryExecutor {
 
     /// The matching documents in query order, after cursors, offset and limit (`limit`
     /// overrides the query's own, for aggregations' up-to counts). No projection applied.
-    func run(limit: Int? = nil) -> [Document] {
+    func run(limit: Int? = nil) -> [Document] { runCountingSkipped(limit: limit).documents }
+
+    /// `run`, and how many matching documents the offset skipped (what a RunQuery answer
+    /// reports as `skipped_results`).
+    func runCountingSkipped(limit: Int? = nil) -> (documents: [Document], skipped: Int) {
         let limit = limit ?? query.query.limit
-        if limit == 0 { return [] }
+        if limit == 0 { return ([], 0) }
         let wanted = limit.map { $0 + query.query.offset }
         var results: [Document]
         if plans.count == 1, plans[0].ordered {
@@ -56,7 +60,7 @@ struct QueryExecutor {
             results.sort { compareInOrder($0, $1) < 0 }
             if let wanted, results.count > wanted { results.removeLast(results.count - wanted) }
         }
-        return Array(results.dropFirst(query.query.offset))
+        return (Array(results.dropFirst(query.query.offset)), min(query.query.offset, results.count))
     }
 
     // MARK: Scans
@@ -131,7 +135,7 @@ struct QueryExecutor {
             let doc = readTime.map { version.version(at: $0)?.document } ?? version.document
             if let doc, accepts(doc) == .match { out.append(doc) }
         }
-        if q.allDescendants {
+        if q.allDescendants || q.isKindless {
             for (_, version) in state.documents { consider(version) }
         } else {
             let start = DocumentKey.start(of: q.collectionPath)
@@ -155,6 +159,8 @@ struct QueryExecutor {
         } else if q.allDescendants {
             guard doc.path.count > q.parent.count, q.parent.isPrefix(of: doc.path),
                   q.isKindless || utf8Equal(doc.path.segments[doc.path.count - 2], q.collectionID) else { return .noMatch }
+        } else if q.isKindless {
+            guard doc.path.count == q.parent.count + 2, q.parent.isPrefix(of: doc.path) else { return .noMatch }
         } else if doc.path.count != collectionPath.count + 1 || !collectionPath.isPrefix(of: doc.path) {
             return .noMatch
         }

@@ -135,11 +135,11 @@ enum QueryPlanner {
         }
         // Cursors bound it further.
         if let start = query.startAt {
-            let key = prefix + encode(start, order: order, definition: definition)
+            let key = prefix + encode(start, order: order, definition: definition, collection: query.query.collectionPath)
             if OrderedBytes.compare(key, plan.seek) > 0 { plan.seek = key }
         }
         if let end = query.endAt {
-            plan.stops.append(prefix + encode(end, order: order, definition: definition))
+            plan.stops.append(prefix + encode(end, order: order, definition: definition, collection: query.query.collectionPath))
         }
         return plan
     }
@@ -157,14 +157,17 @@ enum QueryPlanner {
         }
     }
 
-    /// A cursor's values as index-key bytes (directions applied). A name cursor of a
-    /// collection query is a document of that collection (`NormalizedQuery` checks), so the
-    /// ID bytes of a collection-scope entry's name place it.
-    private static func encode(_ cursor: Cursor, order: [Ordering], definition: IndexDefinition) -> [UInt8] {
+    /// A cursor's values as index-key bytes (directions applied), as far as they place it in
+    /// the index. A name cursor in the queried collection is placed by its ID bytes (what a
+    /// collection-scope entry's name holds); one outside it (production and the emulator take
+    /// any document name) places nothing further: the executor compares every document with
+    /// the cursor anyway.
+    private static func encode(_ cursor: Cursor, order: [Ordering], definition: IndexDefinition, collection: ResourcePath) -> [UInt8] {
         var bytes: [UInt8] = []
         for (i, v) in cursor.values.enumerated() {
             if order[i].field.isDocumentName {
                 guard case .reference(let name) = v, name.path.isDocument else { break }
+                if definition.scope == .collection && name.path.parent != collection { break }
                 IndexStore.appendNameComponent(DocumentKey(name.path), scope: definition.scope, descending: definition.nameDescending, to: &bytes)
             } else {
                 IndexKeyEncoding.encode(v, descending: order[i].descending, into: &bytes)

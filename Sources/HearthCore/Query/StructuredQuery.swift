@@ -37,9 +37,11 @@ public struct StructuredQuery: Sendable, Hashable {
         self.findNearest = findNearest
     }
 
-    /// No collection ID with `allDescendants`: every document under `parent`, whatever its
-    /// collection (how the SDKs' recursive delete lists a subtree).
-    public var isKindless: Bool { collectionID.isEmpty && allDescendants }
+    /// No collection ID: with `allDescendants`, every document under `parent` whatever its
+    /// collection (how the SDKs' recursive delete lists a subtree); without, the documents of
+    /// every collection directly under `parent` (a raw query with no `from`, as the official
+    /// emulator answers it).
+    public var isKindless: Bool { collectionID.isEmpty }
 
     /// The collection this query reads when it is not a collection-group query.
     public var collectionPath: ResourcePath { parent.appending(collectionID) }

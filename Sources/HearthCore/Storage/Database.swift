@@ -20,6 +20,9 @@ public final class Database: Sendable {
         var state: DatabaseState
         var lastCommit: Timestamp
         var transactions: [TransactionID: ServerTransaction] = [:]
+        /// Transactions committed or rolled back lately, so rolling one back again succeeds
+        /// (as on the official emulator). Bounded: the oldest are forgotten first.
+        var ended = EndedTransactions()
         /// Deletions in commit order, to drop tombstones once no retained read time sees them.
         var tombstones: [(time: Timestamp, key: DocumentKey)] = []
         var tombstoneHead = 0
@@ -117,7 +120,7 @@ public final class Database: Sendable {
         }
         if readTime < floor {
             throw FirestoreError(.failedPrecondition,
-                "The requested snapshot version is too old. The read time \(readTime.rfc3339) is older than the oldest retained version (\(floor.rfc3339)); past versions are kept within \(historyBudget.limit >> 20) MiB.")
+                "The requested snapshot version is too old. The read time \(readTime.rfc3339) is older than the oldest retained version (\(floor.rfc3339)); past versions are kept within \(historyBudget.limitDescription).")
         }
         return s
     }
@@ -135,14 +138,25 @@ public final class Database: Sendable {
     /// transaction, first validates that nothing it read has changed (ABORTED otherwise);
     /// with `authorize`, lets it refuse the commit once the final documents are known.
     /// `acknowledging`: these writes are that client's pending local batch
-    /// (`applyLocally`), which leaves its overlay as the commit is published (on failure the
-    /// caller rejects it with `rejectLocalBatch`).
+    /// (`applyLocally`), which leaves its overlay — with the client's older batches — as the
+    /// commit is published (on failure the caller rolls it back with `removeLocalBatch`).
+    /// With `keepingPending`, the batch stays pending for its client (the commit does not
+    /// supersede it) until `removeLocalBatch` acknowledges it.
     @discardableResult
     public func commit(_ writes: [Write], transaction: TransactionID? = nil,
                        authorize: CommitAuthorizer? = nil,
-                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil) throws(FirestoreError) -> CommitResult {
-        for w in writes { try w.validate(database: id) }
-        return try commitValidated(writes, transaction: transaction, authorize: authorize, acknowledging: acknowledging)
+                       acknowledging: (client: ListenClientID, batch: LocalBatchID)? = nil,
+                       keepingPending: Bool = false) throws(FirestoreError) -> CommitResult {
+        let writes = try writes.map { w throws(FirestoreError) in try w.validated(database: id) }
+        if writes.count > 1 {
+            // Other writes to one document apply in order; two creates cannot both succeed.
+            var created = Set<ResourcePath>()
+            for w in writes where w.precondition == .exists(false) && !created.insert(w.path).inserted {
+                throw .invalidArgument("Cannot insert then insert an entity in the same request.")
+            }
+        }
+        return try commitValidated(writes, transaction: transaction, authorize: authorize, acknowledging: acknowledging,
+                                   keepingPending: keepingPending)
     }
 
     /// Upserts documents as an import does: each replaces the stored document whole (one
@@ -156,17 +170,19 @@ public final class Database: Sendable {
             try DocumentLimits.validateDocumentPath(path, database: id)
             writes.append(.set(path, fields))
         }
-        return try commitValidated(writes, transaction: nil, authorize: nil, acknowledging: nil)
+        return try commitValidated(writes, transaction: nil, authorize: nil, acknowledging: nil, keepingPending: false)
     }
 
     private func commitValidated(_ writes: [Write], transaction: TransactionID?, authorize: CommitAuthorizer?,
-                                 acknowledging: (client: ListenClientID, batch: LocalBatchID)?) throws(FirestoreError) -> CommitResult {
+                                 acknowledging: (client: ListenClientID, batch: LocalBatchID)?,
+                                 keepingPending: Bool) throws(FirestoreError) -> CommitResult {
         let now = clock.now().truncatedToMicroseconds
         var ticket: UInt64?
         let result = try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
             try journal?.checkWritable()
             if let transaction {
                 guard let txn = core.transactions.removeValue(forKey: transaction) else { throw .invalidTransaction }
+                core.ended.insert(transaction)
                 if txn.mode == .readOnly && !writes.isEmpty {
                     throw .invalidArgument("Cannot modify entities in a read-only transaction.")
                 }
@@ -193,7 +209,8 @@ public final class Database: Sendable {
                                                              changes: changed!.map { ($0.key.path, $0.after) }))
             }
             if publishing, let changed, !changed.isEmpty || acknowledging != nil {
-                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging)
+                hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging,
+                            keepingPending: keepingPending)
             }
             return result
         }
@@ -498,7 +515,11 @@ public final class Database: Sendable {
     /// Abandons a transaction.
     public func rollback(_ transaction: TransactionID) throws(FirestoreError) {
         try core.withLock { (core: inout Core) throws(FirestoreError) in
-            guard core.transactions.removeValue(forKey: transaction) != nil else { throw .invalidTransaction }
+            if core.transactions.removeValue(forKey: transaction) != nil {
+                core.ended.insert(transaction)
+            } else if !core.ended.contains(transaction) {
+                throw .invalidTransaction
+            }
         }
     }
 }
@@ -510,3 +531,25 @@ private extension Array where Element == FieldPath {
         if isEmpty { self = paths } else { append(contentsOf: paths) }
     }
 }
+
+/// Ids of transactions that ended lately, the newest `capacity` of them.
+struct EndedTransactions: Sendable {
+    static let capacity = 4096
+    private var members = Set<TransactionID>()
+    private var order: [TransactionID] = []
+    private var head = 0
+
+    func contains(_ id: TransactionID) -> Bool { members.contains(id) }
+
+    mutating func insert(_ id: TransactionID) {
+        guard members.insert(id).inserted else { return }
+        if order.count < Self.capacity {
+            order.append(id)
+        } else {
+            members.remove(order[head])
+            order[head] = id
+            head = (head + 1) % Self.capacity
+        }
+    }
+}
+

@@ -23,6 +23,13 @@ public final class VersionHistoryBudget: Sendable {
         self.limit = max(0, limit)
     }
 
+    /// The limit as people read it (`128 MiB`, `64 KiB`, `500 bytes`), for error messages.
+    public var limitDescription: String {
+        if limit >= 1 << 20 && limit % (1 << 20) == 0 { return "\(limit >> 20) MiB" }
+        if limit >= 1 << 10 && limit % (1 << 10) == 0 { return "\(limit >> 10) KiB" }
+        return "\(limit) bytes"
+    }
+
     /// The estimated bytes past versions take now, over every database using this budget.
     public var usedBytes: Int { used.load(ordering: .relaxed) }
 
@@ -68,7 +75,8 @@ struct VersionHistoryLog: Sendable {
     }
 
     /// Drops the versions no read at or after `horizon` (now minus the retention) can see,
-    /// and more, oldest first, while the budget is exceeded. Returns the new floor.
+    /// and more, oldest first, while the budget is exceeded; `floor` moves to the oldest
+    /// read time still answered exactly.
     mutating func trim(_ state: inout DatabaseState, horizon: Timestamp, budget: VersionHistoryBudget) {
         guard count > 0 else { return }
         let overBudget = budget.usedBytes > budget.limit

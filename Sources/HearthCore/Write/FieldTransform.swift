@@ -27,7 +27,7 @@ public struct FieldTransform: Sendable, Equatable {
             break
         case .increment(let v), .maximum(let v), .minimum(let v):
             guard v.isNumber else {
-                throw .invalidArgument("Invalid transform for field \(path.serverFormat): the operand must be an integer or a double, but was \(v.typeName).")
+                throw .invalidArgument("Input must be int64 or double.")
             }
         case .appendMissingElements(let elements), .removeAllFromArray(let elements):
             for e in elements {

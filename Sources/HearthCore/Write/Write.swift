@@ -83,37 +83,63 @@ extension Write {
     /// Checks the write itself, before it meets any stored state: the path, written field
     /// names and values, the mask and the transforms.
     public func validate(database: DatabaseID) throws(FirestoreError) {
+        _ = try validated(database: database)
+    }
+
+    /// `validate`, and the write as production stores it: timestamps keep microseconds
+    /// (production and the official emulator drop any finer digits), so a value written
+    /// with nanoseconds reads back truncated, whatever front end sent it.
+    public func validated(database: DatabaseID) throws(FirestoreError) -> Write {
         try DocumentLimits.validateDocumentPath(path, database: database)
+        var truncate = false
         switch operation {
         case .set(let fields):
-            try Self.validateFields(fields, prefix: [])
+            truncate = try Self.validateFields(fields, prefix: [])
         case .update(let fields, let mask):
-            try Self.validateFields(fields, prefix: [])
+            truncate = try Self.validateFields(fields, prefix: [])
             for p in mask {
                 guard !p.isEmpty else { throw .invalidArgument("Invalid field path in update mask: empty path.") }
                 try p.validateForWrite()
             }
-            for i in mask.indices {
-                for j in mask.indices where j != i && mask[i].isPrefix(of: mask[j]) {
-                    throw .invalidArgument("Invalid update mask: \(mask[i].serverFormat) is a prefix of \(mask[j].serverFormat).")
-                }
-            }
-        case .delete, .verify, .transformOnly:
+        case .verify:
+            if precondition == nil { throw .invalidArgument("a verify must contain a precondition") }
+        case .delete, .transformOnly:
             break
         }
         for t in transforms { try t.validate() }
+        // Two transforms of one field apply in order; a field and one inside it cannot both be.
+        for (i, t) in transforms.enumerated() {
+            for u in transforms[..<i] where u.path != t.path && (u.path.isPrefix(of: t.path) || t.path.isPrefix(of: u.path)) {
+                let outer = u.path.isPrefix(of: t.path) ? u.path : t.path
+                throw .invalidArgument("Cannot transform property \(outer.serverFormat) and its nested property at the same time.")
+            }
+        }
+        guard truncate else { return self }
+        var copy = self
+        switch operation {
+        case .set(let fields): copy.operation = .set(fields.truncatingTimestamps())
+        case .update(let fields, let mask): copy.operation = .update(fields.truncatingTimestamps(), mask: mask)
+        case .delete, .verify, .transformOnly: break
+        }
+        return copy
     }
 
     /// Field names must be writable and arrays may not directly contain arrays. The path
-    /// is only materialised for an error message.
-    static func validateFields(_ fields: MapValue, prefix: [String]) throws(FirestoreError) {
+    /// is only materialised for an error message. True when the fields hold a timestamp
+    /// finer than a microsecond (rare: the common case costs one walk, no copy).
+    @discardableResult
+    static func validateFields(_ fields: MapValue, prefix: [String]) throws(FirestoreError) -> Bool {
+        var subMicrosecond = false
         for entry in fields.entries {
             if !isWritableName(entry.key) || containsNestedArray(entry.value) || !fieldsValid(entry.value) {
                 let path = FieldPath(prefix + [entry.key])
                 try FieldPath([entry.key]).validateForWriteNaming(fullPath: path)
                 try validateValue(entry.value, at: path)
+                // Valid names and arrays: what fieldsValid stopped at was a timestamp.
+                subMicrosecond = true
             }
         }
+        return subMicrosecond
     }
 
     /// Cheap check of one name: non-empty, not `__x__`, at most 1,500 bytes.
@@ -127,11 +153,13 @@ extension Write {
         return true
     }
 
-    /// True when every name below `v` is writable (arrays' maps included).
+    /// True when every name below `v` is writable (arrays' maps included) and no timestamp
+    /// has digits below a microsecond.
     private static func fieldsValid(_ v: Value) -> Bool {
         switch v {
         case .map(let m): return m.entries.allSatisfy { isWritableName($0.key) && !containsNestedArray($0.value) && fieldsValid($0.value) }
         case .array(let a): return a.allSatisfy(fieldsValid)
+        case .timestamp(let t): return t.nanos % 1000 == 0
         default: return true
         }
     }

@@ -8,6 +8,11 @@ public struct ProtoWriter: Sendable {
     @inlinable
     public init() {}
 
+    /// A writer whose buffer holds `capacity` bytes before it grows (an encoder that knows
+    /// roughly how long its message is saves the buffer's doublings).
+    @inlinable
+    public init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     // MARK: Raw primitives
 
     @inlinable
@@ -98,24 +103,28 @@ public struct ProtoWriter: Sendable {
     }
 
     /// An embedded message whose body `body` writes; the length is patched in afterwards.
+    /// One byte is reserved for it, which fits a body under 128 bytes (most values and map
+    /// entries); a longer body is moved up by the extra length bytes. Nothing is allocated:
+    /// an embedded message per value makes this the encoders' innermost step.
     @inlinable
     public mutating func writeMessage(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
         writeKey(field, .lengthDelimited)
-        // Reserve one length byte, write the body, then widen the prefix if needed.
         let lengthAt = bytes.count
         bytes.append(0)
         body(&self)
         let length = bytes.count - lengthAt - 1
-        let size = Self.varintSize(UInt64(length))
-        var prefix: [UInt8] = []
-        var v = UInt64(length)
-        while v >= 0x80 { prefix.append(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
-        prefix.append(UInt8(v))
-        if size == 1 {
-            bytes[lengthAt] = prefix[0]
-        } else {
-            bytes.replaceSubrange(lengthAt..<(lengthAt + 1), with: prefix)
+        if length < 0x80 {
+            bytes[lengthAt] = UInt8(truncatingIfNeeded: length)
+            return
         }
+        bytes.insert(contentsOf: repeatElement(0, count: Self.varintSize(UInt64(length)) - 1), at: lengthAt + 1)
+        var v = UInt64(length), at = lengthAt
+        while v >= 0x80 {
+            bytes[at] = UInt8(truncatingIfNeeded: v) | 0x80
+            v >>= 7
+            at += 1
+        }
+        bytes[at] = UInt8(truncatingIfNeeded: v)
     }
 
     /// A packed repeated varint field (omitted when empty, as proto3 does).

@@ -132,7 +132,8 @@ enum CollectionMethods {
         case "removedKeys": return .set(removed)
         case "changedKeys": return .set(changed)
         case "unchangedKeys": return .set(unchanged)
-        case "affectedKeys": return .set(added + removed + changed)
+        // In the official emulator's order: changed, then removed, then added keys.
+        case "affectedKeys": return .set(changed + removed + added)
         default: throw .functionNotFound(name)
         }
     }

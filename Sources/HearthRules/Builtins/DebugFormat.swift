@@ -27,7 +27,9 @@ enum DebugFormat {
         case .list(let l): return block("list_value", l.flatMap { block("values", lines($0)) })
         case .set(let s): return block("set_value", s.flatMap { block("values", lines($0)) })
         case .map(let m):
-            return block("map_value", m.entries.flatMap { e in
+            // Keys in the emulator's order (Java's, by UTF-16 code units).
+            let entries = m.entries.sorted { $0.key.utf16.lexicographicallyPrecedes($1.key.utf16) }
+            return block("map_value", entries.flatMap { e in
                 block("fields", ["key: \(quoted(Array(e.key.utf8)))"] + block("value", lines(e.value)))
             })
         case .path(let p): return block("path_value", p.segments.flatMap { block("segments", ["simple: \(quoted(Array($0.utf8)))"]) })

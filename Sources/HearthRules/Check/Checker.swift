@@ -41,7 +41,8 @@ struct Checker {
 
     mutating func run() {
         if !file.hasVersionDeclaration {
-            warning(file.serviceLocation, "Ruleset uses old version (version [1]). Please update to the latest version (version [2]).")
+            // The emulator gives this one no position (line 0).
+            warning(SourceLocation(line: 0, column: 0, offset: 0), "Ruleset uses old version (version [1]). Please update to the latest version (version [2]).")
         }
         let global = declare(file.functions)
         var scope = Scope(functionTables: [global], wildcards: [])
@@ -49,7 +50,7 @@ struct Checker {
         for m in file.matches { walk(m, prefix: [], scope: &scope, depth: 1, insideGlob: false) }
         checkRecursion()
         for (i, f) in functions.enumerated() where !used.contains(i) {
-            warning(f.declaration.location, "Unused function: \(f.declaration.name).")
+            warning(f.declaration.nameLocation, "Unused function: \(f.declaration.name).")
         }
         diagnostics.sort { $0.location < $1.location }
     }
@@ -59,7 +60,7 @@ struct Checker {
         var table: [String: Int] = [:]
         for d in decls {
             if table[d.name] != nil {
-                error(d.location, "Function \(d.name) is already defined.")
+                error(d.nameLocation, "Function \(d.name) is already defined.")
                 continue
             }
             if d.parameters.count > 7 { error(d.location, "Maximum allowed function arguments of 7 for function \(d.name) is reached.") }
@@ -93,7 +94,7 @@ struct Checker {
             // Unused parameters and lets: nothing else in the function reads them.
             let reads = localReads(d)
             for (i, p) in d.parameters.enumerated() where !reads.contains(i) {
-                warning(d.location, "Unused variable: \(p).")
+                warning(d.parameterLocations[i], "Unused variable: \(p).")
             }
             for (i, l) in d.lets.enumerated() where !reads.contains(d.parameters.count + i) {
                 warning(l.location, "Unused variable: \(l.name).")

@@ -246,10 +246,11 @@ struct Evaluator {
         case .request?: return context.requestVariable()
         case .resource?: return context.resourceVariable()
         case .namespace(let ns)?: throw RulesError("\(ns.rawValue) is a namespace, not a value.")
-        case .unknown(let name)?:
+        case .unknown?:
             // Not in scope where it is written (a compile warning): a run-time error, even
-            // when the request's match binds that name (emulator: functions.rules "global").
-            throw .undefinedProperty(name)
+            // when the request's match binds that name (emulator: functions.rules "global");
+            // the emulator reports it as a null value.
+            throw .nullValue
         case nil: throw RulesError("Unresolved identifier.")
         }
     }

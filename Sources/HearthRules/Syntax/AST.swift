@@ -137,7 +137,11 @@ public struct LetBinding: Sendable {
 
 public struct FunctionDeclaration: Sendable {
     public let name: String
+    /// Where the name is written (the emulator reports a function's problems there).
+    public let nameLocation: SourceLocation
     public let parameters: [String]
+    /// Where each parameter is written.
+    public let parameterLocations: [SourceLocation]
     public let lets: [LetBinding]
     public let body: Expr
     public let location: SourceLocation

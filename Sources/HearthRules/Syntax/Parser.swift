@@ -6,6 +6,8 @@ struct Parser {
     struct SyntaxError: Error {
         let location: SourceLocation
         let message: String
+        /// The last byte of the token the error names (the emulator's `endOffset`), if any.
+        var endOffset: Int? = nil
     }
 
     private var tokens: [Token]
@@ -20,16 +22,19 @@ struct Parser {
 
     init(tokens: [Token]) { self.tokens = tokens }
 
-    static func parse(_ source: String) -> (file: RulesFile?, errors: [(SourceLocation, String)]) {
+    static func parse(_ source: String) -> (file: RulesFile?, errors: [(SourceLocation, String, endOffset: Int?)]) {
+        if source.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
+            return (nil, [(SourceLocation(line: 0, column: 0, offset: 0), "Rules content empty. Compilation aborted.", nil)])
+        }
         let (tokens, lexErrors) = Lexer.tokenize(source)
-        if let first = lexErrors.first { return (nil, [first]) }
+        if let first = lexErrors.first { return (nil, [(first.0, first.1, nil)]) }
         var parser = Parser(tokens: tokens)
         do {
             let file = try parser.parseFile()
             if parser.recovered.isEmpty { return (file, []) }
-            return (nil, parser.recovered.map { ($0.location, $0.message) })
+            return (nil, parser.recovered.map { ($0.location, $0.message, $0.endOffset) })
         } catch {
-            return (nil, (parser.recovered + [error]).map { ($0.location, $0.message) })
+            return (nil, (parser.recovered + [error]).map { ($0.location, $0.message, $0.endOffset) })
         }
     }
 
@@ -61,10 +66,12 @@ struct Parser {
         return t
     }
 
+    /// The official emulator names only the token it did not expect (what was expected is
+    /// left to the reader, as there).
     private func unexpected(_ expected: String) -> SyntaxError {
         let t = current
         if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected end of file; expected \(expected).") }
-        return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'; expected \(expected).")
+        return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'.", endOffset: t.end - 1)
     }
 
     private mutating func expectSymbol(_ s: String, _ what: String? = nil) throws(SyntaxError) -> Token {
@@ -220,6 +227,11 @@ struct Parser {
                 throw SyntaxError(location: current.location, message: "Missing 'if' before conditional expression.")
             }
             _ = advance()
+            // Nothing that can start an expression: the emulator names both problems.
+            if current.isSymbol(")") || current.isSymbol(";") || current.isSymbol("}") || current.isSymbol("]") || current.isSymbol(",") {
+                recovered.append(SyntaxError(location: current.location, message: "Missing conditional expression after 'if'."))
+                throw unexpected("an expression")
+            }
             condition = try parseTopExpression()
         }
         _ = acceptSymbol(";")
@@ -228,11 +240,16 @@ struct Parser {
 
     private mutating func parseFunction() throws(SyntaxError) -> FunctionDeclaration {
         let location = advance().location
+        let nameLocation = current.location
         let name = try expectIdentifier("a function name")
         _ = try expectSymbol("(")
         var params: [String] = []
+        var paramLocations: [SourceLocation] = []
         if !current.isSymbol(")") {
-            repeat { params.append(try expectIdentifier("a parameter name")) } while acceptSymbol(",")
+            repeat {
+                paramLocations.append(current.location)
+                params.append(try expectIdentifier("a parameter name"))
+            } while acceptSymbol(",")
         }
         _ = try expectSymbol(")", "',' or ')'")
         _ = try expectSymbol("{")
@@ -242,7 +259,9 @@ struct Parser {
             let n = try expectIdentifier("a variable name")
             _ = try expectSymbol("=")
             let value = try parseTopExpression()
-            _ = try expectSymbol(";", "';' after the let binding")
+            guard acceptSymbol(";") else {
+                throw SyntaxError(location: current.location, message: "missing ';' at '\(current.text)'")
+            }
             lets.append(LetBinding(name: n, value: value, location: letLoc))
         }
         guard current.isIdentifier("return") else { throw unexpected("'let' or 'return'") }
@@ -250,7 +269,8 @@ struct Parser {
         let body = try parseTopExpression()
         _ = acceptSymbol(";")
         _ = try expectSymbol("}")
-        return FunctionDeclaration(name: name, parameters: params, lets: lets, body: body, location: location)
+        return FunctionDeclaration(name: name, nameLocation: nameLocation, parameters: params, parameterLocations: paramLocations,
+                                   lets: lets, body: body, location: location)
     }
 
     // MARK: Expressions (precedence per docs/rules-language.md#precedence)
@@ -308,32 +328,31 @@ struct Parser {
     }
 
     private mutating func parseIn() throws(SyntaxError) -> Expr {
-        var left = try parseIs()
+        var left = try parseEquality()
         while current.isIdentifier("in") {
             _ = advance()
-            let right = try parseIs()
+            let right = try parseEquality()
             left = try make(.binary(.in, left, right), left.start)
         }
         return left
     }
 
-    private mutating func parseIs() throws(SyntaxError) -> Expr {
-        var left = try parseEquality()
-        while current.isIdentifier("is") {
-            _ = advance()
-            let loc = current.location
-            let name = try expectIdentifier("a type name")
-            guard let type = TypeName(rawValue: name) else {
-                throw SyntaxError(location: loc, message: "Unknown type '\(name)'; expected one of \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            left = try make(.isType(left, type), left.start)
-        }
-        return left
-    }
-
+    /// `==`, `!=` and `is`, one precedence level, left to right (as the official emulator
+    /// parses them: `'a' is string == true` is `('a' is string) == true`, and
+    /// `1 is int == 'x' is string` is `((1 is int) == 'x') is string`).
     private mutating func parseEquality() throws(SyntaxError) -> Expr {
         var left = try parseRelational()
         while true {
+            if current.isIdentifier("is") {
+                _ = advance()
+                let loc = current.location
+                let name = try expectIdentifier("a type name")
+                guard let type = TypeName(rawValue: name) else {
+                    throw SyntaxError(location: loc, message: "Unknown type '\(name)'; expected one of \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                left = try make(.isType(left, type), left.start)
+                continue
+            }
             let op: Expr.BinaryOp
             if current.isSymbol("==") { op = .equal } else if current.isSymbol("!=") { op = .notEqual } else { return left }
             _ = advance()

@@ -37,7 +37,11 @@ public struct RulesDiagnostic: Sendable, Hashable, CustomStringConvertible {
         self.endOffset = endOffset
     }
 
-    public var description: String { "\(file):\(location.line):\(location.column): \(severity.rawValue): \(message)" }
+    /// Line 0: a diagnostic about the whole file.
+    public var description: String {
+        location.line == 0 ? "\(file): \(severity.rawValue): \(message)"
+            : "\(file):\(location.line):\(location.column): \(severity.rawValue): \(message)"
+    }
 }
 
 /// Thrown by `RulesProgram.compile` when the source has errors; carries every diagnostic

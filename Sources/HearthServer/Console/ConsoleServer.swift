@@ -21,9 +21,18 @@ public final class ConsoleServer: Sendable {
     let http: HTTPServer
     let feed: ConsoleFeed
 
+    /// The console serves one person's browser: one event loop and two worker threads are
+    /// plenty, and keep the listener's cost to the process small.
+    public static var defaultLimits: HTTPLimits {
+        var limits = HTTPLimits()
+        limits.eventLoops = 1
+        limits.workerThreads = 2
+        return limits
+    }
+
     /// Binds `host:port` (0 = ephemeral) and starts serving.
     public init(host: String = "127.0.0.1", port: Int = 4000, state: EmulatorState, info: Info,
-                limits: HTTPLimits = HTTPLimits()) throws {
+                limits: HTTPLimits = ConsoleServer.defaultLimits) throws {
         self.state = state
         let feed = ConsoleFeed(state: state)
         self.feed = feed

@@ -28,12 +28,14 @@ struct FirestoreGRPCService: GRPCService {
     /// Point reads and writes run on the connection's event loop: they take microseconds
     /// and never wait (the engine's commit lock is held for microseconds; transactions are
     /// optimistic), so they are spared two thread hand-offs. Queries, listings and batch
-    /// writes, whose cost grows with the data, run on the worker pool.
+    /// writes, whose cost grows with the data, run on the worker pool — and so do writes
+    /// when commits wait for the disk (a data directory).
     func placement(for method: String) -> HandlerPlacement {
         switch method {
-        case "GetDocument", "BatchGetDocuments", "Commit", "BeginTransaction", "Rollback",
-             "CreateDocument", "UpdateDocument", "DeleteDocument":
+        case "GetDocument", "BatchGetDocuments", "BeginTransaction", "Rollback":
             .inline
+        case "Commit", "CreateDocument", "UpdateDocument", "DeleteDocument":
+            state.commitsWaitForDisk ? .pool : .inline
         default:
             .pool
         }
@@ -95,7 +97,7 @@ struct FirestoreRPCs: Sendable {
         case .current, .newTransaction: break
         }
         let doc = try service(database, call).get(path, transaction: transaction, readTime: readTime)
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: DocumentMessage.estimatedSize(doc))
         DocumentMessage.encode(doc, database: database, mask: req.mask, into: &w)
         try call.send(w.bytes)
     }
@@ -106,7 +108,7 @@ struct FirestoreRPCs: Sendable {
         guard !req.collectionID.isEmpty else { throw .invalidArgument("collection_id is required.") }
         guard let document = req.document else { throw .invalidArgument("document is required.") }
         guard document.name.isEmpty else {
-            throw .invalidArgument("A document to create must not have a name; the id is given by document_id.")
+            throw .documentNameSet
         }
         let doc = try service(database, call).create(collection: parent.appending(req.collectionID), id: req.documentID, fields: document.fields)
         var w = ProtoWriter()
@@ -179,14 +181,9 @@ struct FirestoreRPCs: Sendable {
             paths.append(path)
         }
         let (results, began, readTime) = try service(database, call).batchGet(paths, consistency: req.consistency)
-        var first = true
+        if let began { try call.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 3)) }
         for (path, doc) in results {
-            try call.send(ReadRequestMessages.encodeBatchGetResponse(path: path, document: doc, transaction: first ? began : nil,
-                                                                     readTime: readTime, database: database, mask: req.mask))
-            first = false
-        }
-        if results.isEmpty, let began {
-            try call.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 3, readTime: readTime, readTimeField: 4))
+            try call.send(ReadRequestMessages.encodeBatchGetResponse(path: path, document: doc, readTime: readTime, database: database, mask: req.mask))
         }
     }
 
@@ -218,31 +215,30 @@ struct FirestoreRPCs: Sendable {
 
     // MARK: Queries
 
-    /// One response per document (each with the read time); none → one with only the read
-    /// time; a new transaction's id rides on the first; `skipped_results` on the first
-    /// after an offset.
+    /// A new transaction's id first, alone; then one response per document (each with the
+    /// read time), or one with only the read time when there is none; `skipped_results` on
+    /// the first after the offset, `done` on the last (as REST answers, and the emulator).
     func runQuery(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try ReadRequestMessages.decodeQuery(bytes, aggregation: false)
         let (result, began) = try service(req.database, call).runQuery(req.query, consistency: req.consistency)
-        var transaction = began
-        // When any document came back, exactly `offset` results were skipped before it.
-        var skipped = result.documents.isEmpty ? 0 : req.query.offset
-        for doc in result.documents {
-            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: doc, transaction: transaction, readTime: result.readTime,
-                                                                     skippedResults: skipped, done: false, database: req.database))
-            transaction = nil
+        if let began { try call.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 2)) }
+        var skipped = result.skippedResults
+        for (i, doc) in result.documents.enumerated() {
+            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: doc, readTime: result.readTime, skippedResults: skipped,
+                                                                     done: i == result.documents.count - 1, database: req.database))
             skipped = 0
         }
         if result.documents.isEmpty {
-            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: nil, transaction: transaction, readTime: result.readTime,
-                                                                     skippedResults: skipped, done: false, database: req.database))
+            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: nil, readTime: result.readTime, skippedResults: skipped,
+                                                                     done: true, database: req.database))
         }
     }
 
     func runAggregationQuery(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try ReadRequestMessages.decodeQuery(bytes, aggregation: true)
         let (result, began) = try service(req.database, call).runAggregation(req.query, aggregations: req.aggregations, consistency: req.consistency)
-        try call.send(ReadRequestMessages.encodeAggregationResponse(result, aggregations: req.aggregations, transaction: began))
+        if let began { try call.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 2)) }
+        try call.send(ReadRequestMessages.encodeAggregationResponse(result, aggregations: req.aggregations))
     }
 
     /// Zero partitions: an empty response (the whole query is one partition).

@@ -147,12 +147,77 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         return out
     }
 
+    // MARK: Output
+
+    /// What waits for the client to read, in order: encoded messages, and runs of a
+    /// snapshot's documents, encoded only as the client makes room — a large initial result
+    /// costs its stream's buffer budget, not its size in encoded messages (the documents
+    /// themselves are the engine's, shared).
+    private enum Pending {
+        case message([UInt8])
+        case documents([Document], next: Int, target: Int32, database: DatabaseID)
+    }
+
+    private var pending: [Pending] = []
+    private var pendingHead = 0
+
+    /// Sends `message` now, or after what is already pending.
+    private func emit(_ message: [UInt8]) throws(FirestoreError) {
+        if pendingHead == pending.count { try call.send(message) } else { pending.append(.message(message)) }
+    }
+
+    /// Sends a DocumentChange for each document, as far as the client keeps up.
+    private func emitDocuments(_ documents: [Document], to id: Int32, database: DatabaseID) throws(FirestoreError) {
+        guard !documents.isEmpty else { return }
+        pending.append(.documents(documents, next: 0, target: id, database: database))
+        _ = try pump()
+    }
+
+    /// Sends what is pending while the client keeps up; true when nothing is left.
+    private func pump() throws(FirestoreError) -> Bool {
+        while pendingHead < pending.count {
+            guard call.isWritable else { return false }
+            switch pending[pendingHead] {
+            case .message(let message):
+                try call.send(message)
+                pendingHead += 1
+            case .documents(let documents, var next, let id, let database):
+                // Some at a time, then look at the room again.
+                let end = min(documents.count, next + 64)
+                while next < end {
+                    try call.send(codec.documentChange(documents[next], database: database, targetIDs: [id]))
+                    next += 1
+                }
+                if next == documents.count {
+                    pendingHead += 1
+                } else {
+                    pending[pendingHead] = .documents(documents, next: next, target: id, database: database)
+                }
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingHead = 0
+        return true
+    }
+
     // MARK: Batches
 
     /// Handles what is queued, batch by batch, until nothing is (the session goes idle) or
-    /// the client is behind (it resumes when the client has read).
+    /// the client is behind (it resumes when the client has read): first what is pending
+    /// for the client, then the next events.
     private func drain() {
         while !finished {
+            do throws(FirestoreError) {
+                guard try pump() else {
+                    call.flush()
+                    call.whenWritable { [self] in schedule() }
+                    return
+                }
+            } catch {
+                finished = true
+                call.finish(error)
+                break
+            }
             guard call.isWritable else {
                 call.whenWritable { [self] in schedule() }
                 return
@@ -229,7 +294,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     private func sendNoChange(_ readTime: Timestamp) throws(FirestoreError) {
         let t = max(Self.reported(readTime), lastReadTime ?? readTime)
         lastReadTime = t
-        try call.send(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
+        try emit(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
     }
 
     // MARK: Requests
@@ -251,14 +316,12 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         case nil:
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")
         case .remove(let id):
-            guard let target = targets.removeValue(forKey: id) else {
-                try call.send(codec.targetChange(.remove, targetIDs: [id],
-                    cause: FirestoreError(.invalidArgument, "Target \(id) is not active on this stream.")))
-                return
-            }
+            // Removing a target that is not there is answered with nothing (as the official
+            // emulator does).
+            guard let target = targets.removeValue(forKey: id) else { return }
             state.database(requested).stopListening(target.registration)
             state.streams.update(streamID) { $0.targets[id] = nil }
-            try call.send(codec.targetChange(.remove, targetIDs: [id]))
+            try emit(codec.targetChange(.remove, targetIDs: [id]))
         case .add(let spec):
             try add(spec, database: requested)
         }
@@ -292,8 +355,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                                        resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
             state.streams.update(streamID) { $0.targets[id] = target }
         } catch {
+            // The target is acknowledged, then removed with the reason (the official
+            // emulator's order: ADD, then REMOVE carrying the cause).
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
-            try call.send(codec.targetChange(.remove, targetIDs: [id], cause: error))
+            try emit(codec.targetChange(.add, targetIDs: [id]))
+            try emit(codec.targetChange(.remove, targetIDs: [id], cause: error))
         }
     }
 
@@ -306,48 +372,46 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
                 if change.kind == .removed {
                     try sendGone(change.document.path, from: id, readTime: snapshot.readTime, database: database)
                 } else {
-                    try call.send(codec.documentChange(change.document, database: database, targetIDs: [id]))
+                    try emit(codec.documentChange(change.document, database: database, targetIDs: [id]))
                 }
             }
             return
         }
-        try call.send(codec.targetChange(.add, targetIDs: [id]))
+        try emit(codec.targetChange(.add, targetIDs: [id]))
         var previous: [ResourcePath: Document]?
         if target.resumeRequested {
             if let from = target.resumeFrom, from <= snapshot.readTime {
                 previous = try? documents(of: target.target, at: from, database: database)
             }
-            if previous == nil { try call.send(codec.targetChange(.reset, targetIDs: [id])) }
+            if previous == nil { try emit(codec.targetChange(.reset, targetIDs: [id])) }
         }
         if let previous {
             // An exact delta since the resume time.
             var present = Set<ResourcePath>()
+            var changed: [Document] = []
             for doc in snapshot.documents {
                 present.insert(doc.path)
-                if previous[doc.path]?.updateTime != doc.updateTime {
-                    try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
-                }
+                if previous[doc.path]?.updateTime != doc.updateTime { changed.append(doc) }
             }
+            try emitDocuments(changed, to: id, database: database)
             for path in previous.keys.sorted(by: { $0.description < $1.description }) where !present.contains(path) {
                 try sendGone(path, from: id, readTime: snapshot.readTime, database: database)
             }
             if target.expectedCount != nil {
                 // As production: the count after the delta, so a client whose cache went
                 // wrong resets the target.
-                try call.send(codec.existenceFilter(targetID: id, count: snapshot.documents.count))
+                try emit(codec.existenceFilter(targetID: id, count: snapshot.documents.count))
             }
         } else {
-            for doc in snapshot.documents {
-                try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
-            }
+            try emitDocuments(Array(snapshot.documents), to: id, database: database)
         }
-        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+        try emit(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
                                                         readTime: Self.reported(snapshot.readTime)))
         if target.once {
             state.database(database).stopListening(target.registration)
             targets[id] = nil
             state.streams.update(streamID) { $0.targets[id] = nil }
-            try call.send(codec.targetChange(.remove, targetIDs: [id]))
+            try emit(codec.targetChange(.remove, targetIDs: [id]))
         }
     }
 
@@ -355,11 +419,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// CURRENT (the client drops what it held and takes this).
     private func resend(_ snapshot: ViewSnapshot, to id: Int32) throws(FirestoreError) {
         guard let database else { return }
-        try call.send(codec.targetChange(.reset, targetIDs: [id]))
-        for doc in snapshot.documents {
-            try call.send(codec.documentChange(doc, database: database, targetIDs: [id]))
-        }
-        try call.send(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
+        try emit(codec.targetChange(.reset, targetIDs: [id]))
+        try emitDocuments(Array(snapshot.documents), to: id, database: database)
+        try emit(codec.targetChange(.current, targetIDs: [id], resumeToken: ListenResumeToken.encode(Self.reported(snapshot.readTime)),
                                                         readTime: Self.reported(snapshot.readTime)))
     }
 
@@ -367,9 +429,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// `readTime`, DocumentRemove when it exists but stopped matching.
     private func sendGone(_ path: ResourcePath, from id: Int32, readTime: Timestamp, database: DatabaseID) throws(FirestoreError) {
         if state.database(database).state().document(path, at: readTime) == nil {
-            try call.send(codec.documentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try emit(codec.documentDelete(path, database: database, removedTargetIDs: [id], readTime: readTime))
         } else {
-            try call.send(codec.documentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
+            try emit(codec.documentRemove(path, database: database, removedTargetIDs: [id], readTime: readTime))
         }
     }
 

@@ -112,10 +112,11 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
     private func handle(_ request: WriteStreamMessages.Request) throws(FirestoreError) {
         guard let service else {
             // The handshake.
+            // The official emulator's checks and texts.
+            guard !request.database.isEmpty else { throw .invalidArgument("'database' must be set on an initial write request.") }
             let database = try ResourceNameFields.database(request.database, field: "database")
-            guard request.writes.isEmpty else {
-                throw .invalidArgument("The first WriteRequest of a stream is the handshake and must not carry writes.")
-            }
+            guard request.writes.isEmpty else { throw .invalidArgument("'writes' must not be set on an initial write request.") }
+            guard request.streamID.isEmpty else { throw .invalidArgument("Resuming streams is not supported, do not set stream ID.") }
             let auth = try AuthContext.parse(call.authorization)
             service = try DocumentService(state: state, database: database, auth: auth)
             state.streams.update(openStreamID) { $0.database = database }
@@ -131,10 +132,17 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         if !request.streamID.isEmpty && request.streamID != streamID {
             throw .invalidArgument("Unknown stream_id \"\(request.streamID)\" on this Write stream.")
         }
-        // The client's teardown (or an empty batch): nothing to commit, nothing to answer.
-        guard !request.writes.isEmpty else { return }
+        // A request without writes is the SDKs' notice that the stream is closing: answered
+        // with a token, then the call ends (as the official emulator does).
+        guard !request.writes.isEmpty else {
+            try call.send(codec.response(streamID: "", streamToken: nextToken(), result: nil))
+            finished = true
+            call.finish(.ok, message: "")
+            return
+        }
         let writes = try WriteStreamMessages.decodeWrites(request.writes, database: database)
         let result = try service.commit(writes, transaction: nil)
-        try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: result))
+        // The stream id goes with the handshake's answer only.
+        try call.send(codec.response(streamID: "", streamToken: nextToken(), result: result))
     }
 }

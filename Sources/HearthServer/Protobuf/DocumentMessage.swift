@@ -35,7 +35,7 @@ enum DocumentMessage {
 
     /// Encodes a stored document; `mask` keeps only those fields (nil: all).
     static func encode(_ doc: Document, database: DatabaseID, mask: [FieldPath]? = nil, into w: inout ProtoWriter) {
-        w.writeString(1, database.resourceName(doc.path))
+        writeName(1, doc.path, in: database, into: &w)
         var fields = doc.fields
         if let mask {
             var projected = MapValue()
@@ -45,6 +45,32 @@ enum DocumentMessage {
         ValueMessage.encodeFields(fields, field: 2, into: &w)
         WellKnownMessages.writeTimestamp(3, doc.createTime, into: &w)
         WellKnownMessages.writeTimestamp(4, doc.updateTime, into: &w)
+    }
+
+    /// A document's resource name (`projects/p/databases/d/documents/<path>`) as string
+    /// field `field`, written piece by piece rather than built as a String first: every
+    /// document of every answer carries one.
+    static func writeName(_ field: Int, _ path: ResourcePath, in database: DatabaseID, into w: inout ProtoWriter) {
+        var length = "projects/".utf8.count + database.project.utf8.count + "/databases/".utf8.count
+            + database.database.utf8.count + "/documents".utf8.count
+        for segment in path.segments { length += 1 + segment.utf8.count }
+        w.writeKey(field, .lengthDelimited)
+        w.writeRawVarint(UInt64(length))
+        w.bytes.append(contentsOf: "projects/".utf8)
+        w.bytes.append(contentsOf: database.project.utf8)
+        w.bytes.append(contentsOf: "/databases/".utf8)
+        w.bytes.append(contentsOf: database.database.utf8)
+        w.bytes.append(contentsOf: "/documents".utf8)
+        for segment in path.segments {
+            w.bytes.append(0x2F)
+            w.bytes.append(contentsOf: segment.utf8)
+        }
+    }
+
+    /// A first guess at a stored document's encoded size, to size a writer's buffer once:
+    /// its name, and some 40 bytes a field (most fields are short; a long one grows it).
+    static func estimatedSize(_ doc: Document) -> Int {
+        96 + doc.path.segments.reduce(0) { $0 + $1.utf8.count + 1 } + 40 * doc.fields.count
     }
 
     /// Encodes a decoded (client-side) document, as a Write's `update` carries it.

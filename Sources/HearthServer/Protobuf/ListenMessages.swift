@@ -151,7 +151,7 @@ enum ListenMessages {
     }
 
     static func encodeDocumentChange(_ doc: Document, database: DatabaseID, targetIDs: [Int32], removedTargetIDs: [Int32] = []) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + DocumentMessage.estimatedSize(doc))
         w.writeMessage(3) { m in
             m.writeMessage(1) { DocumentMessage.encode(doc, database: database, into: &$0) }
             m.writePackedInt32(5, targetIDs)

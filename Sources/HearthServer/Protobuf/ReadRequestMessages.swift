@@ -37,21 +37,20 @@ enum ReadRequestMessages {
 
     /// One BatchGetDocumentsResponse: `found` or `missing`, the transaction begun (first
     /// response only) and the read time (always set; the web SDK asserts it on `missing`).
-    static func encodeBatchGetResponse(path: ResourcePath, document: Document?, transaction: TransactionID?, readTime: Timestamp,
+    static func encodeBatchGetResponse(path: ResourcePath, document: Document?, readTime: Timestamp,
                                        database: DatabaseID, mask: [FieldPath]?) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + (document.map(DocumentMessage.estimatedSize) ?? 128))
         if let document { w.writeMessage(1) { DocumentMessage.encode(document, database: database, mask: mask, into: &$0) } }
         else { w.writeString(2, database.resourceName(path)) }
-        if let transaction { w.writeBytes(3, Array(transaction.bytes)) }
         WellKnownMessages.writeTimestamp(4, readTime, into: &w)
         return w.bytes
     }
 
-    /// A read-only response carrying just a new transaction's id and the read time.
-    static func encodeTransactionOnly(_ transaction: TransactionID, transactionField: Int, readTime: Timestamp, readTimeField: Int) -> [UInt8] {
+    /// The response carrying only a new transaction's id: it comes first and alone (as the
+    /// official emulator streams BatchGet, RunQuery and RunAggregationQuery answers).
+    static func encodeTransactionOnly(_ transaction: TransactionID, transactionField: Int) -> [UInt8] {
         var w = ProtoWriter()
         w.writeBytes(transactionField, Array(transaction.bytes))
-        WellKnownMessages.writeTimestamp(readTimeField, readTime, into: &w)
         return w.bytes
     }
 
@@ -82,7 +81,7 @@ enum ReadRequestMessages {
         }
         let (database, parentPath) = try ResourceNameFields.parent(parent, field: "parent")
         guard var sub = queryReader else {
-            throw .invalidArgument(aggregation ? "runAggregationQuery needs a structured_aggregation_query." : "runQuery needs a structured_query.")
+            throw .onlyStructuredQueries
         }
         if aggregation {
             let (query, aggregations) = try StructuredQueryMessage.decodeAggregationQuery(&sub, parent: parentPath)
@@ -93,11 +92,10 @@ enum ReadRequestMessages {
     }
 
     /// One RunQueryResponse.
-    static func encodeRunQueryResponse(document: Document?, transaction: TransactionID?, readTime: Timestamp,
+    static func encodeRunQueryResponse(document: Document?, readTime: Timestamp,
                                        skippedResults: Int, done: Bool, database: DatabaseID) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 32 + (document.map(DocumentMessage.estimatedSize) ?? 0))
         if let document { w.writeMessage(1) { DocumentMessage.encode(document, database: database, into: &$0) } }
-        if let transaction { w.writeBytes(2, Array(transaction.bytes)) }
         WellKnownMessages.writeTimestamp(3, readTime, into: &w)
         if skippedResults > 0 { w.writeInt32(4, Int32(clamping: skippedResults)) }
         if done { w.writeBool(6, true) }
@@ -105,12 +103,11 @@ enum ReadRequestMessages {
     }
 
     /// The single RunAggregationQueryResponse: every aggregation's value by alias.
-    static func encodeAggregationResponse(_ result: AggregationResult, aggregations: [Aggregation], transaction: TransactionID?) -> [UInt8] {
+    static func encodeAggregationResponse(_ result: AggregationResult, aggregations: [Aggregation]) -> [UInt8] {
         var w = ProtoWriter()
         w.writeMessage(1) { m in
             for a in aggregations { ValueMessage.writeMapEntry(2, a.alias, result.values[a.alias] ?? .null, into: &m) }
         }
-        if let transaction { w.writeBytes(2, Array(transaction.bytes)) }
         WellKnownMessages.writeTimestamp(3, result.readTime, into: &w)
         return w.bytes
     }

@@ -6,17 +6,17 @@ import HearthCore
 enum ResourceNameFields {
     /// `projects/{p}/databases/{d}`.
     static func database(_ name: String, field: String) throws(FirestoreError) -> DatabaseID {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = ResourcePath.slashSeparated(name)
         guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[1].isEmpty, !parts[3].isEmpty else {
             throw .invalidArgument("Invalid \(field): \"\(name)\"; expected projects/{project_id}/databases/{database_id}.")
         }
-        return DatabaseID(project: String(parts[1]), database: String(parts[3]))
+        return DatabaseID(project: parts[1], database: parts[3])
     }
 
     /// `projects/{p}/databases/{d}/documents[/{document_path}]`: the database and the
     /// parent path (empty for the root, else a document).
     static func parent(_ name: String, field: String) throws(FirestoreError) -> (DatabaseID, ResourcePath) {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = ResourcePath.slashSeparated(name)
         guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
               !parts[1].isEmpty, !parts[3].isEmpty else {
             throw .invalidArgument("Invalid \(field): \"\(name)\"; expected projects/{project_id}/databases/{database_id}/documents[/…].")

@@ -73,11 +73,11 @@ enum StructuredQueryMessage {
             case 5:
                 var sub = try reader.readMessage(key)
                 let n = try WellKnownMessages.decodeInt32Value(&sub)
-                guard n >= 0 else { throw .invalidArgument("limit must be non-negative, but was \(n).") }
+                guard n >= 0 else { throw .negativeLimit }
                 query.limit = Int(n)
             case 6:
                 let n = try reader.readInt32(key)
-                guard n >= 0 else { throw .invalidArgument("offset must be non-negative, but was \(n).") }
+                guard n >= 0 else { throw .negativeOffset }
                 query.offset = Int(n)
             case 7:
                 var sub = try reader.readMessage(key)
@@ -92,9 +92,9 @@ enum StructuredQueryMessage {
                 try reader.skip(key)
             }
         }
-        guard fromCount <= 1 else { throw .invalidArgument("Query must have exactly one collection selector (from); found \(fromCount).") }
+        guard fromCount <= 1 else { throw .tooManyCollectionSelectors }
         if let whereFilter {
-            guard fromCount == 1 else { throw .invalidArgument("kind is required for filter") }
+            guard fromCount == 1 else { throw .kindRequired(forFilterOn: whereFilter.leaves.first?.field?.serverFormat ?? "") }
             query.filter = whereFilter
         }
         return query
@@ -179,7 +179,7 @@ enum StructuredQueryMessage {
                 }
                 guard let field else { throw .invalidArgument("A field filter needs a field.") }
                 guard let fieldOp = fieldOperators[op] else { throw .invalidArgument("A field filter needs an operator; got \(op).") }
-                guard let value else { throw .invalidArgument("A field filter needs a value.") }
+                guard let value else { throw .unsetValue }
                 result = .field(field, fieldOp, value)
             case 3:
                 // UnaryFilter {op = 1, field = 2}
@@ -355,7 +355,7 @@ enum StructuredQueryMessage {
             default: try reader.skip(key)
             }
         }
-        guard let kind else { throw .invalidArgument("An aggregation must set one of count, sum, avg (aggregations[\(index)]).") }
+        guard let kind else { throw .missingAggregationOperator }
         return Aggregation(kind, alias: alias.flatMap { $0.isEmpty ? nil : $0 } ?? "field_\(index + 1)")
     }
 

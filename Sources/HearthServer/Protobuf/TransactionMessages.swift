@@ -104,7 +104,7 @@ enum TransactionMessages {
             default: try r.skip(key)
             }
         }
-        guard let transaction, !transaction.isEmpty else { throw .invalidArgument("Missing transaction.") }
+        guard let transaction, !transaction.isEmpty else { throw .missingTransaction }
         return (database, TransactionID(bytes: Data(transaction)))
     }
 
@@ -146,7 +146,8 @@ enum TransactionMessages {
     static func encodeCommitResponse(_ result: CommitResult) -> [UInt8] {
         var w = ProtoWriter()
         for r in result.writeResults { w.writeMessage(1) { WriteMessage.encodeWriteResult(r, into: &$0) } }
-        WellKnownMessages.writeTimestamp(2, result.commitTime, into: &w)
+        // A commit without writes committed nothing: no time (as the official emulator answers).
+        if !result.writeResults.isEmpty { WellKnownMessages.writeTimestamp(2, result.commitTime, into: &w) }
         return w.bytes
     }
 }

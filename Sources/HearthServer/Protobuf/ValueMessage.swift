@@ -34,7 +34,7 @@ enum ValueMessage {
                 value = .array(try decodeArray(&sub))
             case 6:
                 var sub = try reader.readMessage(key)
-                value = Value.vectorOrMap(try decodeMap(&sub))
+                value = try Value.vectorOrMap(try decodeMap(&sub))
             case 19, 20, 21, 22:
                 throw .invalidArgument("Value field \(key.number) (pipeline expressions) is not supported (byte offset \(key.offset)).")
             default:

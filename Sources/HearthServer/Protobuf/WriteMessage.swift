@@ -40,8 +40,7 @@ enum WriteMessage {
             }
         }
         guard operations.count == 1, let operation = operations.first else {
-            throw .invalidArgument(operations.isEmpty ? "A write must set one of update, delete, transform or verify."
-                                                      : "Multiple values for oneof operation in a write.")
+            throw operations.isEmpty ? .emptyWriteOperation : .invalidArgument("Multiple values for oneof operation in a write.")
         }
         var isUpdate = false
         if case .update = operation { isUpdate = true }
@@ -180,7 +179,7 @@ enum WriteMessage {
         }
         guard let path else { throw .invalidArgument("A field transform needs a field_path.") }
         let fieldPath = try FieldPath.parseServerFormat(path)
-        guard let kind else { throw .invalidArgument("A field transform must set one transform type (field \(path)).") }
+        guard let kind else { throw .missingTransformType }
         if let serverValue, serverValue != 1 {
             throw .invalidArgument("Unsupported server value for field \(fieldPath.serverFormat).")
         }

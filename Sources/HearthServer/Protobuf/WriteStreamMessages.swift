@@ -46,7 +46,7 @@ enum WriteStreamMessages {
     /// A WriteResponse: the handshake's (no results, no commit time) or a batch's.
     static func encodeResponse(streamID: String, streamToken: [UInt8], result: CommitResult? = nil) -> [UInt8] {
         var w = ProtoWriter()
-        w.writeString(1, streamID)
+        if !streamID.isEmpty { w.writeString(1, streamID) }
         w.writeBytes(2, streamToken)
         if let result {
             for r in result.writeResults { w.writeMessage(3) { WriteMessage.encodeWriteResult(r, into: &$0) } }

@@ -9,7 +9,8 @@ import HearthTransport
 /// Each header is sent once: browsers reject a preflight whose `Access-Control-Allow-Origin`
 /// appears twice, even with equal values.
 enum CORS {
-    static let allowedMethods = "DELETE,GET,HEAD,PATCH,POST,PUT,OPTIONS"
+    /// The emulator's list (OPTIONS itself is not named: a preflight is always answered).
+    static let allowedMethods = "DELETE,GET,HEAD,PATCH,POST,PUT"
 
     /// The headers every response to a request with `Origin` carries (none without it).
     static func headers(for request: HTTPRequest) -> [(name: String, value: String)] {

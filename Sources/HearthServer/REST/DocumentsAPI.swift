@@ -30,7 +30,7 @@ struct DocumentsAPI {
         try collection.appending(id).validateSegments()
         var o = try ProtoObject(body, context: "document")
         if let name = o.take("name"), name != .string("") {
-            throw .invalidArgument("A document to create must not have a name; the id is given by documentId (at 'document.name').")
+            throw .documentNameSet
         }
         let fields = try o.take("fields").map { f throws(FirestoreError) in try ProtoValue.decodeFields(f, context: "document.fields") } ?? MapValue()
         _ = o.take("createTime")
@@ -126,17 +126,14 @@ struct DocumentsAPI {
             paths.append(try ProtoWrite.documentPath(name, database: database, context: "documents[\(i)]"))
         }
         let (results, began, readTime) = try service.batchGet(paths, consistency: consistency)
-        var responses: [JSON] = []
+        // A new transaction's id comes alone, first (as the official emulator streams it).
+        var responses: [JSON] = began.map { [.object([("transaction", ProtoJSON.base64($0.bytes))])] } ?? []
         for (path, doc) in results {
             var pairs: [(String, JSON)] = []
             if let doc { pairs.append(("found", ProtoWrite.encode(doc, database: database, mask: mask))) }
             else { pairs.append(("missing", .string(database.resourceName(path)))) }
-            if responses.isEmpty, let began { pairs.append(("transaction", ProtoJSON.base64(began.bytes))) }
             pairs.append(("readTime", .string(readTime.rfc3339)))
             responses.append(.object(pairs))
-        }
-        if responses.isEmpty, let began {
-            responses.append(.object([("transaction", ProtoJSON.base64(began.bytes)), ("readTime", .string(readTime.rfc3339))]))
         }
         return ok(.array(responses))
     }
@@ -155,15 +152,18 @@ struct DocumentsAPI {
         let transaction = try o.take("transaction").map { j throws(FirestoreError) in TransactionID(bytes: try ProtoJSON.bytes(j, context: "transaction")) }
         try o.finish()
         let result = try service.commit(writes, transaction: transaction)
+        // A commit without writes answers `{}`: nothing was committed, so no time either.
         var out: [(String, JSON)] = []
-        if !result.writeResults.isEmpty { out.append(("writeResults", .array(result.writeResults.map(ProtoWrite.encode)))) }
-        out.append(("commitTime", .string(result.commitTime.rfc3339)))
+        if !result.writeResults.isEmpty {
+            out.append(("writeResults", .array(result.writeResults.map(ProtoWrite.encode))))
+            out.append(("commitTime", .string(result.commitTime.rfc3339)))
+        }
         return ok(.object(out))
     }
 
     func rollback(body: JSON) throws(FirestoreError) -> HTTPResponse {
         var o = try ProtoObject(body, context: "")
-        guard let t = o.take("transaction") else { throw .invalidArgument("Missing transaction.") }
+        guard let t = o.take("transaction") else { throw .missingTransaction }
         let id = TransactionID(bytes: try ProtoJSON.bytes(t, context: "transaction"))
         try o.finish()
         try service.rollback(id)
@@ -188,41 +188,38 @@ struct DocumentsAPI {
                 statuses.append(.object([("code", .int(error.code.rawValue)), ("message", .string(error.message))]))
             }
         }
-        return ok(.object([("writeResults", .array(results)), ("status", .array(statuses))]))
+        // proto3 JSON leaves empty lists out.
+        return ok(.object(results.isEmpty ? [] : [("writeResults", .array(results)), ("status", .array(statuses))]))
     }
 
     // MARK: Queries
 
     func runQuery(parent: ResourcePath, body: JSON) throws(FirestoreError) -> HTTPResponse {
         var o = try ProtoObject(body, context: "")
-        guard let sq = o.take("structuredQuery") else { throw .invalidArgument("runQuery needs a structured_query.") }
+        guard let sq = o.take("structuredQuery") else { throw .onlyStructuredQueries }
         let query = try ProtoQuery.decode(sq, parent: parent)
         let consistency = try consistency(&o)
         _ = o.take("parent")
         _ = o.take("explainOptions")
         try o.finish()
         let (result, began) = try service.runQuery(query, consistency: consistency)
-        var responses: [JSON] = []
         let readTimeJSON = JSON.string(result.readTime.rfc3339)
-        if let began {
-            responses.append(.object([("transaction", ProtoJSON.base64(began.bytes)), ("readTime", readTimeJSON)]))
-        }
+        // A new transaction's id comes alone, first; the documents follow, the first
+        // response after the offset saying how many it skipped; the last one says done.
+        var responses: [[(String, JSON)]] = began.map { [[("transaction", ProtoJSON.base64($0.bytes))]] } ?? []
+        let first = responses.count
         for doc in result.documents {
-            responses.append(.object([("document", ProtoWrite.encode(doc, database: database)), ("readTime", readTimeJSON)]))
+            responses.append([("document", ProtoWrite.encode(doc, database: database)), ("readTime", readTimeJSON)])
         }
-        if responses.isEmpty || (began != nil && responses.count == 1) {
-            responses.append(.object([("readTime", readTimeJSON)]))
-        }
-        if case .object(var last) = responses[responses.count - 1] {
-            last.append(("done", .bool(true)))
-            responses[responses.count - 1] = .object(last)
-        }
-        return ok(.array(responses))
+        if responses.count == first { responses.append([("readTime", readTimeJSON)]) }
+        if result.skippedResults > 0 { responses[first].append(("skippedResults", .int(result.skippedResults))) }
+        responses[responses.count - 1].append(("done", .bool(true)))
+        return ok(.array(responses.map { JSON.object($0) }))
     }
 
     func runAggregationQuery(parent: ResourcePath, body: JSON) throws(FirestoreError) -> HTTPResponse {
         var o = try ProtoObject(body, context: "")
-        guard let saq = o.take("structuredAggregationQuery") else { throw .invalidArgument("runAggregationQuery needs a structured_aggregation_query.") }
+        guard let saq = o.take("structuredAggregationQuery") else { throw .onlyStructuredQueries }
         let (query, aggregations) = try ProtoQuery.decodeAggregation(saq, parent: parent)
         let consistency = try consistency(&o)
         _ = o.take("parent")
@@ -230,11 +227,11 @@ struct DocumentsAPI {
         try o.finish()
         let (result, began) = try service.runAggregation(query, aggregations: aggregations, consistency: consistency)
         let fields: [(String, JSON)] = aggregations.map { a in (a.alias, ProtoValue.encode(result.values[a.alias] ?? .null)) }
-        var pairs: [(String, JSON)] = [("result", .object([("aggregateFields", .object(fields))]))]
-        if let began { pairs.append(("transaction", ProtoJSON.base64(began.bytes))) }
-        pairs.append(("readTime", .string(result.readTime.rfc3339)))
-        pairs.append(("done", .bool(true)))
-        return ok(.array([.object(pairs)]))
+        // A new transaction's id comes alone, first.
+        var responses: [JSON] = began.map { [.object([("transaction", ProtoJSON.base64($0.bytes))])] } ?? []
+        responses.append(.object([("result", .object([("aggregateFields", .object(fields))])),
+                                  ("readTime", .string(result.readTime.rfc3339)), ("done", .bool(true))]))
+        return ok(.array(responses))
     }
 
     func partitionQuery(parent: ResourcePath, body: JSON) throws(FirestoreError) -> HTTPResponse {

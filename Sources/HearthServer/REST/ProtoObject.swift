@@ -81,9 +81,15 @@ enum ProtoJSON {
         return s
     }
 
+    /// bool: `true`/`false`, or those words quoted (protobuf's JSON parsers, production's and
+    /// the official emulator's, take both).
     static func bool(_ json: JSON, context: String) throws(FirestoreError) -> Bool {
-        guard case .bool(let b) = json else { throw badValue(json, context: context, type: "TYPE_BOOL") }
-        return b
+        switch json {
+        case .bool(let b): return b
+        case .string("true"): return true
+        case .string("false"): return false
+        default: throw badValue(json, context: context, type: "TYPE_BOOL")
+        }
     }
 
     /// int64 / int32: a JSON number without fraction, or a decimal string.
@@ -107,10 +113,11 @@ enum ProtoJSON {
     }
 
     /// double: a JSON number, or a string holding a number, `NaN`, `Infinity`, `-Infinity`.
+    /// A number too large for a double (`1e400`) is refused, not read as infinity.
     static func double(_ json: JSON, context: String) throws(FirestoreError) -> Double {
         switch json {
         case .number(let n):
-            if let d = Double(n) { return d }
+            if let d = Double(n), d.isFinite { return d }
         case .string(let s):
             switch s {
             case "NaN": return .nan
@@ -118,7 +125,7 @@ enum ProtoJSON {
             case "-Infinity": return -.infinity
             default:
                 if !s.isEmpty, s.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 43 || $0 == 46 || $0 == 101 || $0 == 69 }),
-                   let d = Double(s) { return d }
+                   let d = Double(s), d.isFinite { return d }
             }
         default: break
         }
@@ -160,7 +167,9 @@ enum ProtoJSON {
         throw badValue(json, context: context, type: "TYPE_ENUM")
     }
 
-    /// A google.protobuf wrapper (`Int32Value` …): the bare value, or `{"value": n}`.
+    /// A google.protobuf wrapper (`Int32Value` …) in the form WebChannel messages may carry
+    /// it: the bare value, or `{"value": n}`. (REST takes only the bare value, proto3 JSON's
+    /// form, as the official emulator does.)
     static func unwrap(_ json: JSON) -> JSON {
         if case .object(let p) = json, p.count == 1, p[0].0 == "value" { return p[0].1 }
         return json

@@ -35,7 +35,7 @@ enum ProtoQuery {
         var hasFrom = false
         if let from = o.take("from") {
             guard case .array(let items) = from else { throw ProtoJSON.badValue(from, context: context + ".from", type: "TYPE_MESSAGE") }
-            guard items.count <= 1 else { throw .invalidArgument("Query must have exactly one collection selector (from); found \(items.count).") }
+            guard items.count <= 1 else { throw .tooManyCollectionSelectors }
             if let item = items.first {
                 hasFrom = true
                 var f = try ProtoObject(item, context: context + ".from[0]")
@@ -45,8 +45,9 @@ enum ProtoQuery {
             }
         }
         if let w = o.take("where") {
-            guard hasFrom else { throw .invalidArgument("kind is required for filter") }
-            query.filter = try filter(w, context: context + ".where")
+            let f = try filter(w, context: context + ".where")
+            guard hasFrom else { throw .kindRequired(forFilterOn: f.leaves.first?.field?.serverFormat ?? "") }
+            query.filter = f
         }
         if let orderBy = o.take("orderBy") {
             guard case .array(let items) = orderBy else { throw ProtoJSON.badValue(orderBy, context: context + ".order_by", type: "TYPE_MESSAGE") }
@@ -64,12 +65,14 @@ enum ProtoQuery {
         if let c = o.take("endAt") { query.endAt = try cursor(c, context: context + ".end_at") }
         if let off = o.take("offset") {
             let n = try ProtoJSON.int32(off, context: context + ".offset")
-            guard n >= 0 else { throw .invalidArgument("offset must be non-negative, but was \(n).") }
+            guard n >= 0 else { throw .negativeOffset }
             query.offset = Int(n)
         }
         if let lim = o.take("limit") {
-            let n = try ProtoJSON.int32(ProtoJSON.unwrap(lim), context: context + ".limit")
-            guard n >= 0 else { throw .invalidArgument("limit must be non-negative, but was \(n).") }
+            // google.protobuf.Int32Value: in JSON, the bare number (`{"value": n}` is not its
+            // JSON form; the official emulator refuses it too).
+            let n = try ProtoJSON.int32(lim, context: context + ".limit")
+            guard n >= 0 else { throw .negativeLimit }
             query.limit = Int(n)
         }
         if let fn = o.take("findNearest") { query.findNearest = try findNearest(fn, context: context + ".find_nearest") }
@@ -113,7 +116,7 @@ enum ProtoQuery {
             guard let fieldRef = f.take("field") else { throw .invalidArgument("A field filter needs a field (at '\(ctx)').") }
             let path = try fieldReference(fieldRef, context: ctx + ".field")
             let opNumber = try f.take("op").map { j throws(FirestoreError) in try ProtoJSON.enumCase(j, context: ctx + ".op", names: fieldOperators) } ?? 0
-            guard let valueJSON = f.take("value") else { throw .invalidArgument("A field filter needs a value (at '\(ctx).value').") }
+            guard let valueJSON = f.take("value") else { throw .unsetValue }
             let value = try ProtoValue.decode(valueJSON, context: ctx + ".value")
             try f.finish()
             guard let op = fieldOperatorCases[opNumber] else { throw .invalidArgument("A field filter needs an operator (at '\(ctx).op').") }
@@ -151,9 +154,9 @@ enum ProtoQuery {
         }
         let measureNumber = try o.take("distanceMeasure").map { j throws(FirestoreError) in try ProtoJSON.enumCase(j, context: context + ".distance_measure", names: distanceMeasures) } ?? 0
         guard let lim = o.take("limit") else { throw .invalidArgument("find_nearest needs a limit (at '\(context)').") }
-        let limit = try ProtoJSON.int32(ProtoJSON.unwrap(lim), context: context + ".limit")
+        let limit = try ProtoJSON.int32(lim, context: context + ".limit")
         let resultField = try o.take("distanceResultField").map { j throws(FirestoreError) in try FieldPath.parseServerFormat(try ProtoJSON.string(j, context: context + ".distance_result_field")) }
-        let threshold = try o.take("distanceThreshold").map { j throws(FirestoreError) in try ProtoJSON.double(ProtoJSON.unwrap(j), context: context + ".distance_threshold") }
+        let threshold = try o.take("distanceThreshold").map { j throws(FirestoreError) in try ProtoJSON.double(j, context: context + ".distance_threshold") }
         try o.finish()
         let measures: [Int: FindNearest.DistanceMeasure] = [1: .euclidean, 2: .cosine, 3: .dotProduct]
         guard let measure = measures[measureNumber] else { throw .invalidArgument("find_nearest needs a distance_measure (at '\(context).distance_measure').") }
@@ -179,7 +182,7 @@ enum ProtoQuery {
                 var kinds: [Aggregation.Kind] = []
                 if let c = a.take("count") {
                     var co = try ProtoObject(c, context: ctx + ".count")
-                    let upTo = try co.take("upTo").map { j throws(FirestoreError) in try ProtoJSON.int64(ProtoJSON.unwrap(j), context: ctx + ".count.up_to") }
+                    let upTo = try co.take("upTo").map { j throws(FirestoreError) in try ProtoJSON.int64(j, context: ctx + ".count.up_to") }
                     try co.finish()
                     kinds.append(.count(upTo: upTo))
                 }
@@ -187,7 +190,8 @@ enum ProtoQuery {
                 if let s = a.take("avg") { kinds.append(.average(try aggregationField(s, context: ctx + ".avg"))) }
                 try a.finish()
                 guard kinds.count == 1 else {
-                    throw ProtoJSON.invalid(kinds.isEmpty ? "An aggregation must set one of count, sum, avg" : "Multiple values for oneof operator", context: ctx)
+                    if kinds.isEmpty { throw .missingAggregationOperator }
+                    throw ProtoJSON.invalid("Multiple values for oneof operator", context: ctx)
                 }
                 aggregations.append(Aggregation(kinds[0], alias: alias))
             }

@@ -13,7 +13,7 @@ enum ProtoValue {
         for m in members { if let v = o.takeRaw(m) { present.append((m, v)) } }
         try o.finish()
         guard let (member, v) = present.first else {
-            throw .invalidArgument("Cannot convert firestore.v1.Value with type unset (at '\(context)').")
+            throw .unsetValue
         }
         guard present.count == 1 else {
             throw ProtoJSON.invalid("Multiple values for oneof value_type (\(present.map(\.0).joined(separator: ", ")))", context: context)
@@ -52,7 +52,7 @@ enum ProtoValue {
             var m = try ProtoObject(v, context: ctx)
             let fields = try m.take("fields").map { f throws(FirestoreError) in try decodeFields(f, context: ctx + ".fields") } ?? MapValue()
             try m.finish()
-            return Value.vectorOrMap(fields)
+            return try Value.vectorOrMap(fields)
         }
     }
 

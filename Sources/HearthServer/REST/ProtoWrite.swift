@@ -70,8 +70,8 @@ enum ProtoWrite {
         try o.finish()
         let operations = [update, delete, transform, verify].compactMap { $0 }
         guard operations.count == 1 else {
-            throw ProtoJSON.invalid(operations.isEmpty ? "A write must set one of update, delete, transform or verify"
-                                                       : "Multiple values for oneof operation", context: context)
+            if operations.isEmpty { throw .emptyWriteOperation }
+            throw ProtoJSON.invalid("Multiple values for oneof operation", context: context)
         }
         var transforms: [FieldTransform] = []
         if let updateTransforms {
@@ -142,7 +142,8 @@ enum ProtoWrite {
             }
             try o.finish()
             guard kinds.count == 1 else {
-                throw ProtoJSON.invalid(kinds.isEmpty ? "A field transform must set one transform type" : "Multiple values for oneof transform_type", context: ctx)
+                if kinds.isEmpty { throw .missingTransformType }
+                throw ProtoJSON.invalid("Multiple values for oneof transform_type", context: ctx)
             }
             out.append(FieldTransform(path: path, kind: kinds[0]))
         }

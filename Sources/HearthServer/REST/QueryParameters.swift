@@ -1,6 +1,7 @@
 import HearthCore
 
-/// A request's query string: `name=value` pairs, percent-decoded (`+` is a space), with
+/// A request's query string: `name=value` pairs, percent-decoded (`+` stays a plus, as the
+/// official emulator reads it; clients write a space as `%20`), with
 /// names normalised to lowerCamel per dotted part so `update_mask.field_paths` and
 /// `updateMask.fieldPaths` are the same parameter. Repeated names keep every value.
 struct QueryParameters {
@@ -16,8 +17,8 @@ struct QueryParameters {
                 rawName = part
                 rawValue = ""
             }
-            guard let name = PercentDecoding.decode(rawName, plusIsSpace: true),
-                  let value = PercentDecoding.decode(rawValue, plusIsSpace: true) else {
+            guard let name = PercentDecoding.decode(rawName, plusIsSpace: false),
+                  let value = PercentDecoding.decode(rawValue, plusIsSpace: false) else {
                 throw .invalidArgument("Invalid percent-encoding in query parameter '\(rawName.prefix(60))'.")
             }
             pairs.append((Self.camel(name), value))

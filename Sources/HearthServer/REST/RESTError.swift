@@ -24,9 +24,10 @@ extension FirestoreError.Code {
 extension FirestoreError {
     /// `{"error": {"code": <HTTP status>, "message": …, "status": "<CODE>"}}` with that status.
     public var httpResponse: HTTPResponse {
-        let body: JSON = .object([("error", .object([
-            ("code", .int(code.httpStatus)), ("message", .string(message)), ("status", .string(code.name)),
-        ]))])
+        // proto3 JSON leaves an empty message out (the official emulator's 500 UNKNOWN has none).
+        let body: JSON = .object([("error", .object(
+            [("code", .int(code.httpStatus))] + (message.isEmpty ? [] : [("message", .string(message))]) + [("status", .string(code.name))]
+        ))])
         return .json(code.httpStatus, body.bytes)
     }
 }

@@ -19,8 +19,16 @@ struct RESTRouter {
             throw .invalidArgument("Invalid percent-encoding in the request path.")
         }
         let parts = decoded.split(separator: "/", maxSplits: 6, omittingEmptySubsequences: false)
-        guard parts.count == 7, parts[0].isEmpty, parts[1] == "v1", parts[2] == "projects", !parts[3].isEmpty,
+        guard parts.count == 7, parts[0].isEmpty, parts[1] == "v1", parts[2] == "projects",
               parts[4] == "databases", !parts[5].isEmpty else { return nil }
+        if parts[3].isEmpty {
+            throw .invalidArgument("Document name \"\(decoded.dropFirst(4))\" lacks a project id at index 9.")
+        }
+        // Forms are not JSON: the official emulator does not route such a POST at all.
+        if request.method == "POST", let type = request.header("content-type")?.lowercased(),
+           type.hasPrefix("application/x-www-form-urlencoded") || type.hasPrefix("multipart/form-data") {
+            return nil
+        }
         let database = DatabaseID(project: String(parts[3]), database: String(parts[5]))
         var rest = Substring(parts[6])
         var verb: String?
@@ -45,18 +53,24 @@ struct RESTRouter {
             case "GET" where path.isDocument: return try api.get(path, params)
             case "GET" where !path.isEmpty: return try api.list(collection: path, params)
             case "POST" where !path.isEmpty:
-                guard path.isCollection else {
-                    throw .invalidArgument("Invalid parent for createDocument: \"\(database.resourceName(path))\" is a document; POST to a collection.")
-                }
+                // The last segment is the new document's collection: its parent must be a document.
+                guard path.isCollection else { throw Self.lacksSlash("Document parent name", database.resourceName(path.parent)) }
                 return try api.create(collection: path, body: try Self.body(request), params)
-            case "PATCH" where path.isDocument: return try api.patch(path, body: try Self.body(request), params)
-            case "DELETE" where path.isDocument: return try api.delete(path, params)
+            case "PATCH" where !path.isEmpty:
+                guard path.isDocument else { throw Self.lacksSlash("Document name", database.resourceName(path)) }
+                return try api.patch(path, body: try Self.body(request), params)
+            case "DELETE" where !path.isEmpty:
+                guard path.isDocument else { throw Self.lacksSlash("Document name", database.resourceName(path)) }
+                return try api.delete(path, params)
             default: return nil
             }
         }
         guard request.method == "POST" else { return nil }
         let atRoot = path.isEmpty
-        guard atRoot || path.isDocument else { return nil }
+        if !atRoot && !path.isDocument {
+            guard verb == "runQuery" || verb == "runAggregationQuery" || verb == "partitionQuery" || verb == "listCollectionIds" else { return nil }
+            throw Self.lacksSlash("Document parent name", database.resourceName(path))
+        }
         switch verb {
         case "runQuery": return try api.runQuery(parent: path, body: try Self.body(request))
         case "runAggregationQuery": return try api.runAggregationQuery(parent: path, body: try Self.body(request))
@@ -73,15 +87,31 @@ struct RESTRouter {
         case "batchWrite": return try api.batchWrite(body: try Self.body(request))
         case "executePipeline": return try api.executePipeline(body: try Self.body(request))
         case "listen", "write":
-            throw FirestoreError(.unimplemented, "\(verb == "listen" ? "Listen" : "Write") is a bidirectional stream: it is only available over gRPC or WebChannel, not REST.")
+            // Bidirectional streams: gRPC and WebChannel only; not a REST route (as the
+            // official emulator answers).
+            return nil
         default:
             throw FirestoreError(.unimplemented, "\(verb) is not implemented by this emulator.")
         }
     }
 
+    /// 10 MiB: the most a Firestore API request may carry.
+    static let maxRequestBytes = 10 << 20
+
+    /// A path that names a collection where a document was needed (the official
+    /// emulator's resource-name parser's text: the index is where a '/' was expected).
+    static func lacksSlash(_ what: String, _ name: String) -> FirestoreError {
+        .invalidArgument("\(what) \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
+    }
+
     /// The body as JSON whatever its content type (the web SDK posts `text/plain`);
     /// an empty body is `{}`.
     static func body(_ request: HTTPRequest) throws(FirestoreError) -> JSON {
+        // Production's cap on any request (the official emulator's own gRPC bridge gives up
+        // at 4 MiB instead).
+        if request.body.count > maxRequestBytes {
+            throw .invalidArgument("Request payload size exceeds the limit: \(maxRequestBytes) bytes.")
+        }
         if request.body.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) { return .object([]) }
         do {
             return try JSON.parse(request.body)

@@ -73,7 +73,7 @@ struct DocumentService {
             try rules.checkGet(path, in: s)
             doc = s.document(path)
         }
-        guard let doc else { throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.") }
+        guard let doc else { throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.") }
         return doc
     }
 
@@ -98,7 +98,7 @@ struct DocumentService {
                                    authorize: rules.commitAuthorizer())
         let time = result.writeResults.first?.updateTime ?? result.commitTime
         guard let doc = try db.state(readTime: time).document(path, at: time) else {
-            throw FirestoreError(.notFound, "Document \"\(database.resourceName(path))\" not found.")
+            throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.")
         }
         return doc
     }
@@ -120,7 +120,7 @@ struct DocumentService {
         if showMissing && !auth.isAdmin {
             throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.")
         }
-        guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
+        guard pageSize >= 0 else { throw .negativePageSize }
         let offset = try Self.offset(fromToken: pageToken)
         var entries: [ListedDocument]
         if !orderBy.isEmpty {
@@ -132,11 +132,15 @@ struct DocumentService {
         } else {
             let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
             var docs: [Document]
-            if collection == ResourcePath(segments: [""]) {
-                docs = s.allDocuments(at: readTime).filter { $0.path.count == 2 }
-                // Every root collection: each one listed must be listable.
-                for id in Set(docs.map { $0.path.segments[0] }).sorted() {
-                    try rules.checkQuery(StructuredQuery(collectionID: id), in: s)
+            if collection.lastSegment.isEmpty {
+                // `…/documents/` or `…/documents/c/a/`: the documents of every collection
+                // directly under the parent (as the official emulator lists them); each
+                // collection listed must be listable.
+                let parent = collection.parent
+                try parent.validateSegments()
+                docs = s.allDocuments(at: readTime).filter { $0.path.count == parent.count + 2 && parent.isPrefix(of: $0.path) }
+                for id in Set(docs.map { $0.path.segments[parent.count] }).sorted() {
+                    try rules.checkQuery(StructuredQuery(parent: parent, collectionID: id), in: s)
                 }
             } else {
                 try collection.validateSegments()
@@ -169,7 +173,7 @@ struct DocumentService {
     /// ListCollectionIds under `parent` (the database root or a document); admin only.
     func listCollectionIds(parent: ResourcePath, pageSize: Int, pageToken: String?, readTime: Timestamp?) throws(FirestoreError) -> ([String], String?) {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.") }
-        guard pageSize >= 0 else { throw .invalidArgument("page_size must be non-negative, but was \(pageSize).") }
+        guard pageSize >= 0 else { throw .negativePageSize }
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
         return Self.page(s.collectionIDs(under: parent, at: readTime), offset: try Self.offset(fromToken: pageToken), size: pageSize)
     }
@@ -233,6 +237,11 @@ struct DocumentService {
     func batchWrite(_ writes: [Write]) throws(FirestoreError) -> [Result<WriteResult, FirestoreError>] {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Batch writes require admin authentication.") }
         if let trace { for w in writes { trace.named(w.path, in: database) } }
+        // "Method does not allow more than one write per document" (BatchWriteRequest).
+        var written = Set<ResourcePath>()
+        for w in writes where !written.insert(w.path).inserted {
+            throw .invalidArgument("the same document cannot be written more than once in a single request")
+        }
         var outcomes: [Result<WriteResult, FirestoreError>] = []
         for w in writes {
             do throws(FirestoreError) { outcomes.append(.success(try db.commit([w], authorize: rules.commitAuthorizer()).writeResults[0])) }
@@ -296,7 +305,7 @@ struct DocumentService {
             switch words.count == 2 ? words[1].lowercased() : "asc" {
             case "asc": descending = false
             case "desc": descending = true
-            default: throw .invalidArgument("Invalid order_by direction in \"\(text)\"; use asc or desc.")
+            default: throw .invalidArgument("Invalid order by clause \"\(text)\".")
             }
             orderBy.append(Ordering(try FieldPath.parseServerFormat(String(first)), descending: descending))
         }
@@ -308,7 +317,7 @@ struct DocumentService {
         guard let token, !token.isEmpty else { return 0 }
         guard let data = ProtoJSON.decodeBase64(token), let text = String(data: data, encoding: .utf8),
               text.hasPrefix("offset:"), let n = Int(text.dropFirst(7)), n >= 0 else {
-            throw .invalidArgument("Invalid page token: \"\(token.prefix(60))\".")
+            throw .invalidPageToken
         }
         return n
     }

@@ -47,9 +47,23 @@ extension EmulatorAPI {
         return .json(200, Self.issuesBody(loaded).bytes)
     }
 
+    /// What a project without loaded rules answers with: the open rules every request is
+    /// checked against (as the official emulator names and writes them).
+    static let openRules = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            match /{document=**} {
+              allow read, write: if true;
+            }
+          }
+        }
+        """
+
     func getSecurityRules(project: String) -> HTTPResponse {
         guard let rules = state.rules.rules(forProject: project) else {
-            return .json(200, JSON.object([("rules", .object([("files", .array([]))]))]).bytes)
+            let file: JSON = .object([("content", .string(Self.openRules)), ("name", .string("OPEN_RULES"))])
+            return .json(200, JSON.object([("rules", .object([("files", .array([file]))]))]).bytes)
         }
         var pairs: [(String, JSON)] = [("rules", Self.filesJSON(rules))]
         if case .object(let issues) = Self.issuesBody(rules) { pairs += issues }
@@ -94,9 +108,13 @@ extension EmulatorAPI {
     static func issuesBody(_ rules: ProjectRules) -> JSON {
         guard !rules.diagnostics.isEmpty else { return .object([]) }
         let issues: [JSON] = rules.diagnostics.map { d in
-            var position: [(String, JSON)] = [("fileName", .string(d.file)), ("line", .int(d.location.line)), ("column", .int(d.location.column))]
-            if d.location.offset != 0 { position.append(("currentOffset", .int(d.location.offset))) }
-            position.append(("endOffset", .int(d.endOffset ?? d.location.offset)))
+            // proto3 JSON leaves zeros out: a whole-file diagnostic (line 0) is just its file.
+            var position: [(String, JSON)] = [("fileName", .string(d.file))]
+            if d.location.line != 0 {
+                position += [("line", .int(d.location.line)), ("column", .int(d.location.column))]
+                if d.location.offset != 0 { position.append(("currentOffset", .int(d.location.offset))) }
+                position.append(("endOffset", .int(d.endOffset ?? d.location.offset)))
+            }
             return .object([
                 ("sourcePosition", .object(position)),
                 ("description", .string(d.message)),

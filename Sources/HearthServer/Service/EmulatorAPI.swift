@@ -48,7 +48,7 @@ struct EmulatorAPI {
             let verb = parts[1][parts[1].index(after: colon)...]
             let project = String(parts[1][..<colon])
             switch (request.method, verb) {
-            case ("PUT", "securityRules"), ("POST", "securityRules"): return try putSecurityRules(project: project, body: RESTRouter.body(request))
+            case ("PUT", "securityRules"): return try putSecurityRules(project: project, body: RESTRouter.body(request))
             case ("GET", "securityRules"): return getSecurityRules(project: project)
             case ("GET", "ruleCoverage"): return try ruleCoverage(project: project)
             case ("GET", "ruleCoverage.html"): return try ruleCoverageHTML(project: project)

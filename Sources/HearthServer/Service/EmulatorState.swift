@@ -26,6 +26,10 @@ public final class EmulatorState: Sendable {
         var configured: Set<DatabaseID> = []
     }
 
+    /// Whether a commit is acknowledged only once it is on disk (a data directory): the
+    /// server then runs writes on its worker pool, never on an event loop.
+    public let commitsWaitForDisk: Bool
+
     /// - Parameters:
     ///   - indexes: declared composite indexes for every database (`--indexes`).
     ///   - indexMode: how missing indexes are reported (`--index-mode`); the core default
@@ -35,6 +39,7 @@ public final class EmulatorState: Sendable {
     ///   - store: the data directory (`--data-dir`) every database lives in; nil in memory.
     public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
                 historyLimit: Int = VersionHistoryBudget.defaultLimit, store: DurableStore? = nil) {
+        commitsWaitForDisk = store != nil
         clock = EmulatorClock()
         registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store)
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))

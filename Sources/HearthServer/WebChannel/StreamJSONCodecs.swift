@@ -115,7 +115,7 @@ struct WriteJSONCodec: WriteCodec {
     }
 
     func response(streamID: String, streamToken: [UInt8], result: CommitResult?) -> [UInt8] {
-        var m: [(String, JSON)] = [("streamId", .string(streamID)), ("streamToken", ProtoJSON.base64(Data(streamToken)))]
+        var m: [(String, JSON)] = (streamID.isEmpty ? [] : [("streamId", .string(streamID))]) + [("streamToken", ProtoJSON.base64(Data(streamToken)))]
         if let result {
             m.append(("writeResults", .array(result.writeResults.map(ProtoWrite.encode))))
             m.append(("commitTime", .string(result.commitTime.rfc3339)))

@@ -108,22 +108,26 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     func schedule(at deadline: Int64, _ task: @escaping () -> Void) -> TimerHandle {
         let handle = TimerHandle()
-        timers.schedule(at: deadline, handle: handle, task)
+        timers.schedule(handle, at: deadline, task)
         return handle
     }
 
-    /// Like `schedule(at:)`, from any thread: the timer is set on the loop. The handle is
-    /// cancelled with `cancel(_:)`.
+    /// Like `schedule(at:)`, from any thread (on the loop's own, at once; from another,
+    /// through `execute`). The handle is cancelled with `cancel(_:)`.
     public func scheduleFromAnyThread(after nanoseconds: Int64, _ task: @escaping @Sendable () -> Void) -> TimerHandle {
         let handle = TimerHandle()
         let deadline = Monotonic.now() + nanoseconds
-        execute { [self] in timers.schedule(at: deadline, handle: handle, task) }
+        if inEventLoop {
+            timers.schedule(handle, at: deadline, task)
+        } else {
+            execute { [self] in timers.schedule(handle, at: deadline, task) }
+        }
         return handle
     }
 
-    /// Cancels a timer from any thread.
+    /// Cancels a timer (from any thread; on the loop's, at once).
     public func cancel(_ handle: TimerHandle) {
-        if inEventLoop { handle.cancel() } else { execute { handle.cancel() } }
+        if inEventLoop { timers.cancel(handle) } else { execute { [self] in timers.cancel(handle) } }
     }
 
     /// Runs `object.runDeferred()` at the end of this iteration (once, however often it is

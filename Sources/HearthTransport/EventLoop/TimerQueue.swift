@@ -19,31 +19,27 @@ public enum Monotonic {
     }
 }
 
-/// A timer's handle: cancelling it makes the loop skip the timer when it comes due.
+/// One timer of an event loop: cancel it with `EventLoop.cancel`. Its fields belong to the
+/// loop's thread.
 public final class TimerHandle: @unchecked Sendable {
-    // Read and written on the loop's thread only.
-    fileprivate(set) var cancelled = false
+    fileprivate var deadline: Int64 = 0
+    fileprivate var sequence: UInt64 = 0
+    fileprivate var task: (() -> Void)?
+    /// Its place in the heap; -1 when it is not there (fired, cancelled, not yet set).
+    fileprivate var index = -1
+    /// Cancelled: never (re)scheduled — a cancel that overtakes the task setting the
+    /// timer wins.
+    fileprivate var cancelled = false
 
-    /// Cancels the timer (on the loop's thread; elsewhere, through `EventLoop.execute`).
-    func cancel() { cancelled = true }
+    init() {}
 }
 
-/// The loop's timers, earliest first: a binary min-heap of (deadline, sequence, task).
-/// Cancelled timers stay in the heap until they come due and are then dropped, so
-/// cancelling is O(1); the sequence number keeps timers with one deadline in order.
+/// The loop's timers, earliest first: a binary min-heap of handles that know their place,
+/// so cancelling removes a timer at once (O(log n)) — connections move their deadlines at
+/// every request, and a heap that kept cancelled entries until they came due would grow
+/// with the request rate. Timers with one deadline run in the order they were set.
 struct TimerQueue {
-    private struct Entry {
-        let deadline: Int64
-        let sequence: UInt64
-        let handle: TimerHandle?
-        let task: () -> Void
-
-        func precedes(_ other: Entry) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
-        }
-    }
-
-    private var heap: [Entry] = []
+    private var heap: [TimerHandle] = []
     private var sequence: UInt64 = 0
 
     var isEmpty: Bool { heap.isEmpty }
@@ -52,47 +48,84 @@ struct TimerQueue {
     /// When the earliest timer is due.
     var nextDeadline: Int64? { heap.first?.deadline }
 
-    mutating func schedule(at deadline: Int64, handle: TimerHandle?, _ task: @escaping () -> Void) {
+    mutating func schedule(_ handle: TimerHandle, at deadline: Int64, _ task: @escaping () -> Void) {
+        guard !handle.cancelled else { return }
+        if handle.index >= 0 { remove(handle) }
         sequence &+= 1
-        heap.append(Entry(deadline: deadline, sequence: sequence, handle: handle, task: task))
-        var i = heap.count - 1
+        handle.deadline = deadline
+        handle.sequence = sequence
+        handle.task = task
+        handle.index = heap.count
+        heap.append(handle)
+        siftUp(heap.count - 1)
+    }
+
+    /// Cancels a timer: out of the queue now, and never scheduled again.
+    mutating func cancel(_ handle: TimerHandle) {
+        handle.cancelled = true
+        remove(handle)
+    }
+
+    /// Takes a timer out (no-op when it is not in the queue).
+    mutating func remove(_ handle: TimerHandle) {
+        let i = handle.index
+        guard i >= 0, i < heap.count, heap[i] === handle else { return }
+        handle.index = -1
+        handle.task = nil
+        let last = heap.removeLast()
+        guard i < heap.count else { return }
+        heap[i] = last
+        last.index = i
+        siftDown(i)
+        siftUp(last.index)
+    }
+
+    /// Removes and returns the task of the earliest timer due at `now`, or nil.
+    mutating func popDue(now: Int64) -> (() -> Void)? {
+        guard let first = heap.first, first.deadline <= now else { return nil }
+        let task = first.task
+        remove(first)
+        return task
+    }
+
+    mutating func removeAll() {
+        for h in heap {
+            h.index = -1
+            h.task = nil
+        }
+        heap.removeAll()
+    }
+
+    private func precedes(_ a: TimerHandle, _ b: TimerHandle) -> Bool {
+        a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var i = start
         while i > 0 {
             let parent = (i - 1) / 2
-            guard heap[i].precedes(heap[parent]) else { break }
-            heap.swapAt(i, parent)
+            guard precedes(heap[i], heap[parent]) else { break }
+            swapAt(i, parent)
             i = parent
         }
     }
 
-    /// Removes and returns the task of the earliest timer due at `now` (cancelled ones are
-    /// dropped on the way), or nil when none is due.
-    mutating func popDue(now: Int64) -> (() -> Void)? {
-        while let first = heap.first, first.deadline <= now {
-            let entry = removeFirst()
-            if entry.handle?.cancelled == true { continue }
-            return entry.task
+    private mutating func siftDown(_ start: Int) {
+        var i = start
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var smallest = i
+            if l < heap.count && precedes(heap[l], heap[smallest]) { smallest = l }
+            if r < heap.count && precedes(heap[r], heap[smallest]) { smallest = r }
+            if smallest == i { return }
+            swapAt(i, smallest)
+            i = smallest
         }
-        return nil
     }
 
-    private mutating func removeFirst() -> Entry {
-        let first = heap[0]
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var smallest = i
-                if l < heap.count && heap[l].precedes(heap[smallest]) { smallest = l }
-                if r < heap.count && heap[r].precedes(heap[smallest]) { smallest = r }
-                if smallest == i { break }
-                heap.swapAt(i, smallest)
-                i = smallest
-            }
-        }
-        return first
+    private mutating func swapAt(_ i: Int, _ j: Int) {
+        heap.swapAt(i, j)
+        heap[i].index = i
+        heap[j].index = j
     }
-
-    mutating func removeAll() { heap.removeAll() }
 }

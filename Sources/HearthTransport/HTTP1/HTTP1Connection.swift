@@ -3,8 +3,9 @@ import Synchronization
 /// HTTP/1.1 on one event-loop connection: requests are parsed incrementally as bytes
 /// arrive; each is handed to the server's handler (on the loop, or on the worker pool when
 /// it may take long) once the one before it has been handled — a pipelined GET sees the
-/// PATCH sent before it — and the answers are written strictly in request order. A streamed answer (`HTTPResponse.stream`) holds the
-/// connection until it ends; requests pipelined behind it wait.
+/// PATCH sent before it — and the answers are written strictly in request order. A streamed
+/// answer (`HTTPResponse.stream`) holds the connection until it ends; requests pipelined
+/// behind it wait.
 ///
 /// Bounded: at most `maxPipelined` requests are in progress per connection (reading stops
 /// until answers go out), the connection's budget bounds what is queued, and the deadlines
@@ -14,8 +15,11 @@ import Synchronization
 final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     /// Requests in progress past which reading stops.
     static let maxPipelined = 16
+    /// Requests handled per turn of the loop: a client pipelining thousands of point reads
+    /// (handled inline) takes its turn, then the other connections of the loop take theirs.
+    static let requestsPerTurn = 16
 
-    unowned let connection: Connection
+    let connection: Connection
     private let app: HTTPApplication
     private var parser: HTTPRequestParser
     private var heldReported = 0
@@ -35,6 +39,9 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     /// When the request being read started (for the header and body deadlines).
     private var requestStarted: Int64?
     private var phase: Phase = .idle
+    /// `parseRequests` is running (an inline answer may call back into it).
+    private var parsing = false
+    private var continuationScheduled = false
 
     private enum Phase { case idle, head, body, busy }
 
@@ -77,18 +84,35 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     }
 
     private func parseRequests() {
-        while !noMoreRequests && pendingCount < Self.maxPipelined {
+        // Re-entered from an answer handled inline: the loop below goes on by itself.
+        guard !parsing else { return }
+        parsing = true
+        defer { parsing = false }
+        var handledThisTurn = 0
+        var held = false
+        parsing: while !noMoreRequests && pendingCount < Self.maxPipelined {
+            // Only while the client reads its answers, and a turn's worth at a time; reading
+            // waits meanwhile, so what the client sends ahead stays in the socket, not here.
+            guard connection.isWritable else {
+                connection.requestWritableNotification()
+                held = true
+                break
+            }
+            guard handledThisTurn < Self.requestsPerTurn else {
+                continueNextTurn()
+                held = true
+                break
+            }
             switch parser.next() {
             case .needMore:
-                reportHeld()
-                updateDeadline()
-                return
+                break parsing
             case .sendContinue:
                 let slot = Slot(keepAlive: true, chunked: true)
                 slot.raw = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
                 enqueue(slot)
             case .request(let request):
-                requestStarted = nil
+                handledThisTurn += 1
+                requestStarted = parser.isIdle ? nil : Monotonic.now()
                 let keepAlive = request.keepAlive && !stopping
                 let slot = Slot(keepAlive: keepAlive, chunked: request.minorVersion >= 1)
                 enqueue(slot)
@@ -103,9 +127,22 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
                 enqueue(slot)
             }
         }
-        if pendingCount >= Self.maxPipelined { connection.pause(.handler) }
+        if held || pendingCount >= Self.maxPipelined {
+            connection.pause(.handler)
+        } else if pendingCount < Self.maxPipelined / 2 {
+            connection.resume(.handler)
+        }
         reportHeld()
         updateDeadline()
+    }
+
+    private func continueNextTurn() {
+        guard !continuationScheduled else { return }
+        continuationScheduled = true
+        connection.loop.execute { [self] in
+            continuationScheduled = false
+            if !connection.isClosed { parseRequests() }
+        }
     }
 
     private func enqueue(_ slot: Slot) {
@@ -211,7 +248,6 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
             connection.flush()
             for a in after { a() }
         }
-        if pendingCount < Self.maxPipelined / 2 { connection.resume(.handler) }
         if !noMoreRequests && !connection.isClosed && stream == nil { parseRequests() }
         finishIfDone()
         updateDeadline()
@@ -281,7 +317,10 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
         }
     }
 
-    func writable() { dispatchNext() }
+    func writable() {
+        dispatchNext()
+        if !noMoreRequests && stream == nil { parseRequests() }
+    }
 
     // MARK: Deadlines and ends
 

@@ -25,7 +25,7 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         var unreleasedInput = 0
     }
 
-    unowned let connection: Connection
+    let connection: Connection
     let loop: EventLoop
     private let shared: Mutex<Shared>
     private let handler: any HTTP2StreamHandler
@@ -40,6 +40,7 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
     private var idleSince: Int64?
     private var closing = false
     private var flushDeferred = false
+    private var budgetRecheckScheduled = false
 
     init(connection: Connection, handler: any HTTP2StreamHandler, limits: HTTPLimits, workers: WorkerPool) {
         self.connection = connection
@@ -74,16 +75,31 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         shared.withLock { body($0.state) }
     }
 
-    /// Calls `body` once stream `id` has at most `threshold` response bytes queued, or has
-    /// closed — at once when that is already so (on the calling thread), otherwise on the
-    /// loop as the client reads.
+    /// Whether stream `id` may be given more to send: at most `threshold` bytes queued on
+    /// it, the connection's queued answers within its budget and the server's total within
+    /// its own (or the stream has closed: sending then fails at once).
+    func hasRoom(_ id: UInt32, threshold: Int) -> Bool {
+        shared.withLock { hasRoom(id, threshold, in: $0) }
+    }
+
+    private func hasRoom(_ id: UInt32, _ threshold: Int, in s: Shared) -> Bool {
+        if !s.state.isOpen(id) { return true }
+        return s.state.queuedBytes(id) <= threshold && budgetsAllowMore(s)
+    }
+
+    private func budgetsAllowMore(_ s: Shared) -> Bool {
+        s.state.queuedDataBytes <= limits.maxConnectionBuffer && !connection.server.isOverTotalBudget
+    }
+
+    /// Calls `body` once stream `id` has room (`hasRoom`), or has closed — at once when that
+    /// is already so (on the calling thread), otherwise on the loop as the client reads.
     func whenWritable(_ id: UInt32, threshold: Int, _ body: @escaping @Sendable () -> Void) {
         let now = shared.withLock { s -> Bool in
-            if !s.state.isOpen(id) || s.state.queuedBytes(id) <= threshold { return true }
+            if hasRoom(id, threshold, in: s) { return true }
             s.waiters[id, default: []].append((threshold, body))
             return false
         }
-        if now { body() }
+        if now { body() } else { requestFlush() }
     }
 
     /// A receiver is done with `count` request body bytes of stream `id`: they stop
@@ -144,20 +160,20 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         guard !connection.isClosed else { return }
         let roomInSocketBuffer = connection.outboundCount < Connection.highWater
         var ready: [@Sendable () -> Void] = []
+        var waitingOnBudgets = false
         let (bytes, moreWaiting, held, finished, partial, openStreams) = shared.withLock { s in
             if roomInSocketBuffer { s.state.flush() }
             let out = s.state.takeOutbox()
             if !s.waiters.isEmpty {
                 for (id, list) in s.waiters {
-                    let open = s.state.isOpen(id)
-                    let queued = s.state.queuedBytes(id)
                     var keep: [(Int, @Sendable () -> Void)] = []
                     for (threshold, body) in list {
-                        if !open || queued <= threshold { ready.append(body) } else { keep.append((threshold, body)) }
+                        if hasRoom(id, threshold, in: s) { ready.append(body) } else { keep.append((threshold, body)) }
                     }
                     s.waiters[id] = keep.isEmpty ? nil : keep
                 }
             }
+            waitingOnBudgets = !s.waiters.isEmpty && !budgetsAllowMore(s)
             return (out, s.state.queuedDataBytes > 0 && out.count >= 64 * 1024,
                     s.state.queuedDataBytes + s.state.heldInputBytes + s.unreleasedInput,
                     s.state.isFinished, s.state.hasPartialInput, s.state.openStreamCount)
@@ -169,6 +185,7 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
             heldReported = held
         }
         for body in ready { body() }
+        if waitingOnBudgets { recheckBudgetsLater() }
         if finished {
             closeAll(code: .cancel)
             connection.closeAfterFlush()
@@ -178,6 +195,17 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
     }
 
     func writable() { flushToConnection() }
+
+    /// Producers wait on the connection's or the server's budget, which other connections'
+    /// clients free: look again shortly.
+    private func recheckBudgetsLater() {
+        guard !budgetRecheckScheduled else { return }
+        budgetRecheckScheduled = true
+        loop.schedule(at: Monotonic.now() + 20_000_000) { [self] in
+            budgetRecheckScheduled = false
+            flushToConnection()
+        }
+    }
 
     func runDeferred() {
         flushDeferred = false

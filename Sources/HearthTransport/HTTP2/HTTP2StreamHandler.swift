@@ -71,9 +71,13 @@ public final class HTTP2ServerStream: Sendable {
     /// Whether responses can still be sent.
     public var isOpen: Bool { connection.read { $0.isOpen(id) } }
 
-    /// Calls `body` once at most `threshold` response bytes are queued on this stream (the
-    /// client has read the rest) or the stream has closed: at once when that is already so,
-    /// otherwise later on the connection's loop. `body` must not block.
+    /// Whether more may be given to send now: at most `threshold` bytes queued on this
+    /// stream, and the connection's and the server's buffers within their budgets (or the
+    /// stream has closed, and sending would fail at once).
+    public func hasRoom(threshold: Int) -> Bool { connection.hasRoom(id, threshold: threshold) }
+
+    /// Calls `body` once the stream has room (`hasRoom`) or has closed: at once when that is
+    /// already so, otherwise later on the connection's loop. `body` must not block.
     public func whenWritable(threshold: Int, _ body: @escaping @Sendable () -> Void) {
         connection.whenWritable(id, threshold: threshold, body)
     }

@@ -39,6 +39,8 @@ final class Connection: EventLoopSelectable, EventLoopDeferred, @unchecked Senda
     let fd: Int32
     let loop: EventLoop
     let server: ServerContext
+    /// The protocol. It holds the connection too (work finishing on other threads reaches
+    /// the connection through it, however late); `close()` drops it, which ends the cycle.
     var handler: ConnectionHandler?
 
     /// Queued output; `outbound[sent...]` is still to be written.
@@ -300,7 +302,7 @@ final class Connection: EventLoopSelectable, EventLoopDeferred, @unchecked Senda
         guard let next else { return }
         // A timer already due no later stays; a later one is left to fire and re-arm.
         if let armed = timerDeadline, armed <= next, timer != nil { return }
-        timer?.cancel()
+        if let timer { loop.cancel(timer) }
         timerDeadline = next
         timer = loop.schedule(at: next) { [weak self] in self?.timerFired() }
     }
@@ -329,7 +331,7 @@ final class Connection: EventLoopSelectable, EventLoopDeferred, @unchecked Senda
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        timer?.cancel()
+        if let timer { loop.cancel(timer) }
         timer = nil
         loop.deregister(fd)
         Socket.closeSocket(fd)

@@ -114,7 +114,12 @@ public final class HTTPServer: Sendable {
     /// The process's descriptor limit (connections past it could not be accepted anyway).
     private static func descriptorLimit() -> Int {
         var rl = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return 1024 }
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &rl) == 0 else { return 1024 }
         // RLIM_INFINITY is all ones; clamping maps it (and any huge limit) to Int.max.
         return Int(clamping: rl.rlim_cur)
     }

@@ -24,7 +24,7 @@ enum ProtocolSniffer {
 /// connection that sends nothing is closed after `idleTimeout`; one that stops inside the
 /// preface after `headerTimeout`.
 final class ProtocolSniffingHandler: ConnectionHandler {
-    unowned let connection: Connection
+    let connection: Connection
     private let server: ServerContext
     private var bytes: [UInt8] = []
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A bounded pool of threads for work that may take long (a query over a large
 /// collection, a Listen stream's initial result): at most `maxThreads` threads, started
@@ -6,6 +9,11 @@ import Foundation
 /// none), and at most `maxQueued` jobs waiting. A job beyond that is refused (`submit`
 /// returns false) and the caller answers "busy" — load never turns into unbounded threads
 /// or memory. Jobs start in submission order.
+///
+/// On Linux the workers run at a lower priority (nice +5) than the event loops: when long
+/// work and quick calls compete for the cores, the loops — which read, write and answer
+/// point reads — get about three times the workers' share, so a heavy query load delays a
+/// GetDocument by little.
 public final class WorkerPool: @unchecked Sendable {
     public let maxThreads: Int
     public let maxQueued: Int
@@ -30,6 +38,13 @@ public final class WorkerPool: @unchecked Sendable {
         self.maxQueued = max(1, maxQueued)
         self.stackSize = stackSize
         self.idleTimeout = idleTimeout
+    }
+
+    /// Threads running a job now.
+    public var busyCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threads - idle
     }
 
     /// Jobs waiting for a thread.
@@ -76,6 +91,10 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     private func work() {
+        #if os(Linux)
+        // Linux keeps the nice value per thread; `who == 0` is the calling thread.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
+        #endif
         condition.lock()
         while true {
             if head < jobs.count {

@@ -196,12 +196,13 @@ enum ServerBenchmark {
 
         // The timed runs, interleaved.
         var results: [String: [LoadResult]] = [:]  // "kind/shape/server"
+        var dead: [String: String] = [:]  // server label → the run it died in
         let total = workloads.count * options.shapes.count * options.rounds * servers.count
         var done = 0
         for w in workloads {
             for shape in options.shapes {
                 for round in 1...options.rounds {
-                    for server in servers where broken["\(w.kind.rawValue)/\(server.label)"] == nil {
+                    for server in servers where broken["\(w.kind.rawValue)/\(server.label)"] == nil && dead[server.label] == nil {
                         done += 1
                         // A server may still be working off the last run's backlog (h2load
                         // left, the queued calls did not): that would be charged to the next.
@@ -209,6 +210,12 @@ enum ServerBenchmark {
                         let r = try LoadRun.run(w, on: server, connections: shape.connections, streams: shape.streams,
                                                 seconds: options.seconds, warmUp: round == 1 ? options.warmUp : 0,
                                                 bodyFile: bodyFiles[w.kind]!)
+                        guard server.isAnswering else {
+                            // A server that died (or hangs) is not measured further; the table says where.
+                            dead[server.label] = "\(w.kind.rawValue) \(shape.connections)x\(shape.streams) round \(round)"
+                            progress("\(server.label) stopped answering during \(dead[server.label]!)" + (server.logTail().map { ":\n\($0)" } ?? ""))
+                            continue
+                        }
                         results["\(w.kind.rawValue)/\(shape.connections)x\(shape.streams)/\(server.label)", default: []].append(r)
                         progress(String(format: "[%d/%d] %@ %dx%d %@ round %d: %.0f req/s, p50 %.2f ms, p99 %.2f ms%@%@",
                                         done, total, w.kind.rawValue, shape.connections, shape.streams, server.label, round,
@@ -224,7 +231,7 @@ enum ServerBenchmark {
         var fanouts: [String: FanoutResult] = [:]
         var fanoutErrors: [String: String] = [:]
         if options.listenStreams > 0 {
-            for server in servers {
+            for server in servers where dead[server.label] == nil {
                 progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenCommits) commits")
                 do {
                     let r = try ListenFanout.run(on: server, streams: options.listenStreams, commits: options.listenCommits, progress: progress)
@@ -239,6 +246,10 @@ enum ServerBenchmark {
 
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
         let memory = servers.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
+        for (label, run) in dead {
+            broken["died/\(label)"] = run
+            fanoutErrors[label] = "not run: the server stopped answering during \(run)"
+        }
         printTable(options: options, servers: servers, workloads: workloads, results: results, broken: broken,
                    fanouts: fanouts, fanoutErrors: fanoutErrors, memory: memory, load: (loadBefore, load))
     }
@@ -299,6 +310,7 @@ enum ServerBenchmark {
                 print(line)
             }
         }
+        for s in servers { if let run = broken["died/\(s.label)"] { print("\(s.label) stopped answering during \(run); later rows have no figures for it") } }
         if servers.count > 1 {
             print("req/s ratio: \(servers[0].label) ÷ \(servers[1].label) (above 1: \(servers[0].label) is faster); p99 ratio: \(servers[1].label) ÷ \(servers[0].label) (above 1: \(servers[0].label)'s p99 is lower)")
         }

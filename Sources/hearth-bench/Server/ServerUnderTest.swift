@@ -82,6 +82,17 @@ final class ServerUnderTest: Sendable {
         throw BenchError("the official emulator did not answer on 127.0.0.1:\(port) within 120 s (log: \(log))")
     }
 
+    /// Whether the server still answers `GET /` (a crash or a hang shows here).
+    var isAnswering: Bool { HTTPProbe.ok(host: host, port: port) }
+
+    /// The end of the server's log (where a crash report is), when the benchmark started it.
+    func logTail(lines: Int = 40) -> String? {
+        guard let log, let text = try? String(contentsOfFile: log, encoding: .utf8) else { return nil }
+        let all = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = all.firstIndex { $0.contains("Fatal error") || $0.contains("crashed") } ?? max(0, all.count - lines)
+        return all[start..<min(all.count, start + lines)].joined(separator: "\n")
+    }
+
     /// User + system CPU seconds the server process has used so far.
     func cpuSeconds() -> Double? {
         guard let pid, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

@@ -12,6 +12,7 @@ import hashlib
 import json
 
 OWNER = "owner"
+DB = "projects/$P/databases/(default)"
 
 
 def project_for(name):
@@ -219,3 +220,46 @@ def query(collection="c", where=None, order=None, limit=None, offset=None, start
     if select is not None:
         q["select"] = {"fields": [{"fieldPath": f} for f in select]}
     return q
+
+
+# --- gRPC ---------------------------------------------------------------------------------
+
+
+def grpc_metadata(auth, prefix=True):
+    """gRPC metadata for `auth` (as auth_header), lower-case as HTTP/2 wants it, with the
+    `google-cloud-resource-prefix` the SDKs send (the official emulator's streams need it)."""
+    meta = {k.lower(): v for k, v in auth_header(auth).items()}
+    if prefix:
+        meta["google-cloud-resource-prefix"] = DB
+    return meta
+
+
+def rpc(method, request, auth=OWNER, prefix=True, **opts):
+    """One unary or server-streaming call; the answer is its messages and status."""
+    step = {"kind": "grpc", "method": method, "request": request, "metadata": grpc_metadata(auth, prefix)}
+    step.update(opts)
+    return step
+
+
+def stream_open(name, method="Listen", auth=OWNER, prefix=True):
+    return {"kind": "open", "stream": name, "method": method, "metadata": grpc_metadata(auth, prefix)}
+
+
+def stream_send(name, message):
+    return {"kind": "send", "stream": name, "message": message}
+
+
+def stream_recv(name, quiet=0.6, count=None, **opts):
+    step = {"kind": "recv", "stream": name, "quiet": quiet}
+    if count is not None:
+        step["count"] = count
+    step.update(opts)
+    return step
+
+
+def stream_close(name, quiet=0.6):
+    return {"kind": "halfclose", "stream": name, "quiet": quiet}
+
+
+def grpc_doc(path, fields=None):
+    return {"name": name(path), "fields": to_fields(fields or {})}

@@ -187,7 +187,7 @@ import Testing
         ("{\"indexes\": [{\"collectionGroup\": \"c\", \"fields\": [{\"fieldPath\": \"v\", \"vectorConfig\": {\"flat\": {}}}]}]}",
          "indexes[0].fields[0].vectorConfig.dimension: missing"),
         ("{\"indexes\": [{\"collectionGroup\": \"c\", \"fields\": [{\"fieldPath\": \"a-b\", \"order\": \"ASCENDING\"}]}]}",
-         "indexes[0].fields[0].fieldPath: Invalid field path: a-b."),
+         "indexes[0].fields[0].fieldPath: Invalid property path \"a-b\"."),
         ("{\"indexes\": [{\"collectionGroup\": \"c\", \"fields\": [{\"fieldPath\": 5, \"order\": \"ASCENDING\"}]}]}",
          "indexes[0].fields[0].fieldPath: expected a string, got 5"),
         ("{\"indexes\": [{\"collectionGroup\": \"c\", \"fields\": [{\"fieldPath\": \"a\", \"order\": \"ASCENDING\", \"sort\": 1}]}]}",

@@ -46,7 +46,7 @@ struct LocalOverlayTests {
         _ = try db.listen(.documents([testPath("c/a")]), client: client, sink: rec.sink)
         _ = rec.take()
         let batch = db.applyLocally([Write.delete(testPath("c/a"))], client: client)
-        db.rejectLocalBatch(batch, client: client)
+        db.removeLocalBatch(batch, client: client)
         #expect(rec.take().map(shown) == [[], ["a:1"]])
         #expect(db.localDocument(DocumentKey(testPath("c/a")), client: client).pending == false)
     }
@@ -68,7 +68,7 @@ struct LocalOverlayTests {
         #expect(rec.take().isEmpty)
     }
 
-    @Test("a commit by someone else while a batch is pending is shown through the overlay")
+    @Test("a commit by someone else while a batch is pending supersedes it for the documents it changed")
     func remoteCommitUnderPendingBatch() throws {
         let db = try makeQueryDatabase([("c/a", testFields(["n": .integer(1), "m": .integer(1)]))])
         let client = db.registerListenClient()
@@ -80,8 +80,30 @@ struct LocalOverlayTests {
         try db.commit([Write.update(testPath("c/a"), testFields(["m": .integer(9)]), mask: [testFieldPath("m")])])
         try db.commit(local, acknowledging: (client, batch))
         let s = rec.take()
-        #expect(s.map(shown) == [["a:2*"], ["a:2*"], ["a:2"]])
+        // The newer commit replaces the pending document (applying the batch again over it
+        // could apply it twice: it may be committed already); the acknowledgement then
+        // brings the batch's own commit.
+        #expect(s.map(shown) == [["a:2*"], ["a:1"], ["a:2"]])
         #expect(s[1].documents.first?.fields.value(at: testFieldPath("m")) == .integer(9))
+        #expect(s[2].documents.first?.fields.value(at: testFieldPath("m")) == .integer(9))
+    }
+
+    @Test("a batch committed plainly and acknowledged later: pending until then, an increment applied once; a later batch's commit acknowledges the earlier ones")
+    func deferredAcknowledgement() throws {
+        let db = try makeQueryDatabase([("c/a", testFields(["n": .integer(1)]))])
+        let client = db.registerListenClient()
+        let rec = ListenRecorder()
+        _ = try db.listen(.documents([testPath("c/a")]), client: client, sink: rec.sink)
+        _ = rec.take()
+        let increment = [Write(path: testPath("c/a"), operation: .transformOnly,
+                               transforms: [FieldTransform(path: testFieldPath("n"), kind: .increment(.integer(1)))])]
+        let first = db.applyLocally(increment, client: client)
+        try db.commit(increment, acknowledging: (client, first), keepingPending: true)
+        let second = db.applyLocally(increment, client: client)
+        try db.commit(increment, acknowledging: (client, second))
+        db.removeLocalBatch(first, client: client)   // already acknowledged by the second
+        #expect(rec.take().map(shown) == [["a:2*"], ["a:3*"], ["a:3"]])
+        #expect(db.localDocument(DocumentKey(testPath("c/a")), client: client).pending == false)
     }
 
     @Test("a target started while a batch is pending starts from the overlay")

@@ -45,10 +45,12 @@ struct DocumentLimitsTests {
         #expect(DocumentLimits.grouped(n) == text)
     }
 
-    /// A document at `c/d` with one field `f` holding a string of `length` bytes:
-    /// 20 (name) + 32 + 2 (field name) + length + 1.
+    /// A document at `c/d` of `totalSize` bytes, in two strings `f` and `g` (each under the
+    /// per-value limit): 20 (name) + 32 + 2 × (2 (field name) + 1) + the strings' bytes.
     static func document(totalSize: Int) -> MapValue {
-        testFields(["f": .string(String(repeating: "x", count: totalSize - 55))])
+        let strings = totalSize - 58
+        return testFields(["f": .string(String(repeating: "x", count: strings / 2)),
+                           "g": .string(String(repeating: "y", count: strings - strings / 2))])
     }
 
     // docs/semantics.md#document-size-and-limits: 1 MiB = 1,048,576 bytes, INVALID_ARGUMENT with the production message.
@@ -89,9 +91,31 @@ struct DocumentLimitsTests {
         expectFirestoreError(.invalidArgument, containing: ["field 'b.a.", "maximum nesting depth"]) {
             try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["z": deep, "b": deep, "a": .integer(1)]), database: testDatabaseID)
         }
-        let big = String(repeating: "x", count: 1_048_576)
+        let half = String(repeating: "x", count: 600_000)
         expectFirestoreError(.invalidArgument, containing: ["exceeds the maximum allowed size"]) {
-            try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["b": deep, "s": .string(big)]), database: testDatabaseID)
+            try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["b": deep, "s": .string(half), "t": .string(half)]),
+                                        database: testDatabaseID)
+        }
+    }
+
+    // Observed on the official emulator: one string or bytes value may hold 1,048,487 bytes;
+    // the check comes before the document's size, and names the top-level field.
+    @Test("a string or bytes value over 1,048,487 bytes is refused before the document's size")
+    func perValueLimit() throws {
+        let limit = DocumentLimits.maxValueBytes
+        try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["s": .string(String(repeating: "x", count: limit))]),
+                                    database: testDatabaseID)
+        expectFirestoreError(.invalidArgument, message: "The value of property \"s\" is longer than 1048487 bytes.") {
+            try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["s": .string(String(repeating: "x", count: limit + 1))]),
+                                        database: testDatabaseID)
+        }
+        expectFirestoreError(.invalidArgument, message: "The value of property \"a\" is longer than 1048487 bytes.") {
+            try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["a": .array([.bytes(Data(count: 2_000_000))])]),
+                                        database: testDatabaseID)
+        }
+        expectFirestoreError(.invalidArgument, message: "Property m contains an invalid nested entity.") {
+            try DocumentLimits.validate(path: testPath("c/d"), fields: testFields(["m": testMap(["s": .string(String(repeating: "x", count: limit + 1))])]),
+                                        database: testDatabaseID)
         }
     }
 }

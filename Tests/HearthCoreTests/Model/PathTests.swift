@@ -150,7 +150,9 @@ struct FieldPathTests {
         ("`a\\", "Trailing escape character is not allowed."),
     ] as [(String, String)])
     func parseServerFormatErrors(_ text: String, _ why: String) {
-        expectFirestoreError(.invalidArgument, containing: ["Invalid field path: \(text).", why]) {
+        // The official emulator's texts (`why` says what is wrong, for the reader of this test).
+        let expected = text.isEmpty ? "Invalid empty property path string." : "Invalid property path \"\(text)\". Unquoted property paths must match regex"
+        expectFirestoreError(.invalidArgument, containing: [expected]) {
             try FieldPath.parseServerFormat(text)
         }
     }
@@ -207,6 +209,21 @@ struct FieldPathTests {
         #expect(!FieldPath(["a", "b"]).overlaps(FieldPath(["a", "c"])))
         #expect(!FieldPath(["a"]).overlaps(FieldPath(["ab"])))
         #expect(!FieldPath(["\u{E9}"]).overlaps(FieldPath(["e\u{301}"])))
+    }
+}
+
+@Suite("Cutting resource names at slashes")
+struct SlashSeparatedTests {
+    @Test("every slash cuts, empty parts kept", arguments: [
+        ("", [""]), ("/", ["", ""]), ("a", ["a"]), ("a/b", ["a", "b"]), ("a//b", ["a", "", "b"]), ("/a/", ["", "a", ""]),
+        ("projects/p/databases/(default)/documents/c/d", ["projects", "p", "databases", "(default)", "documents", "c", "d"]),
+        ("caf\u{E9}/\u{1F600}x/\u{4E2D}", ["caf\u{E9}", "\u{1F600}x", "\u{4E2D}"]),
+        // A combining mark after a slash is a character of its own here (a cut, as bytes
+        // are), where Character-wise splitting would keep "/\u{301}" whole.
+        ("a/\u{301}b", ["a", "\u{301}b"]),
+    ])
+    func cuts(_ text: String, _ parts: [String]) {
+        #expect(ResourcePath.slashSeparated(text) == parts)
     }
 }
 

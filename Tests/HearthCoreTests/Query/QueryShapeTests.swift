@@ -110,8 +110,16 @@ import Testing
         #expect(try q(start: Cursor(values: [i(2)], before: true), limit: 2) == ["c", "d"])
         // Descending: "start" is the high end.
         #expect(try q(start: Cursor(values: [i(2)], before: false), order: [desc("x")]) == ["b", "a"])
-        // A snapshot cursor binds to the whole normalised order, __name__ included.
-        #expect(try q(start: Cursor(values: [i(2), i(1), testReference("c/c")], before: false)) == ["d", "e"])
+        // A snapshot cursor binds to the whole normalised order, __name__ included, written
+        // out as the SDKs write it; a cursor holds no more values than the order-bys written.
+        #expect(try q(start: Cursor(values: [i(2), i(1), testReference("c/c")], before: false), order: order + [asc("__name__")]) == ["d", "e"])
+        expectFirestoreError(.invalidArgument, message: "Cursor has too many values.") {
+            try db.runQuery(testQuery("c", orderBy: order, startAt: Cursor(values: [i(2), i(1), testReference("c/c")], before: false)))
+        }
+        // A document name from another collection just positions the cursor (as on the emulator).
+        #expect(try q(start: Cursor(values: [testReference("d/zz")], before: true), order: [asc("__name__")]).isEmpty)
+        #expect(try q(start: Cursor(values: [testReference("c/a/sub/x")], before: false), order: [asc("__name__")]) == ["b", "c", "d", "e"])
+        #expect(try q(end: Cursor(values: [testReference("c/c/sub/x")], before: true), order: [asc("__name__")]) == ["a", "b", "c"])
         // Offset applies after cursors, before the limit.
         #expect(try checkedIDs(db, testQuery("c", orderBy: order, startAt: Cursor(values: [i(1)], before: false), offset: 1, limit: 2)) == ["d", "e"])
         expectFirestoreError(.invalidArgument) {
@@ -290,6 +298,10 @@ import Testing
         expectFirestoreError(.invalidArgument, containing: ["can only filter and order on __name__"]) {
             try db.runQuery(StructuredQuery(collectionID: "", allDescendants: true, filter: field("v", .equal, i(1))))
         }
-        expectFirestoreError(.invalidArgument) { try db.runQuery(StructuredQuery(collectionID: "")) }
+        // No collection at all: the documents of every collection directly under the parent
+        // (a raw query without `from`, as the official emulator answers it).
+        #expect(try db.runQuery(StructuredQuery(collectionID: "")).documents.map(\.path.description) == ["u/a", "u/b", "v/x"])
+        #expect(try db.runQuery(StructuredQuery(parent: testPath("u/a"), collectionID: "")).documents.map(\.path.description)
+            == ["u/a/likes/l1", "u/a/posts/p1"])
     }
 }

@@ -46,7 +46,8 @@ struct DatabaseCommitTests {
     // docs/semantics.md#writes: the size limit applies to the final document of the commit.
     @Test("size limit checked on the final document; an oversized final document aborts the batch")
     func sizeOnFinalDocument() throws {
-        let big = testFields(["big": .string(String(repeating: "x", count: 1_100_000))])
+        let big = testFields(["big": .map(testFields(["a": .string(String(repeating: "x", count: 550_000)),
+                                                      "b": .string(String(repeating: "x", count: 549_995))]))])
         try db.commit([
             .set(testPath("c/d"), big),
             .update(testPath("c/d"), MapValue(), mask: [testFieldPath("big")]),

@@ -50,7 +50,9 @@ struct VersionHistoryBudgetTests {
         let error = expectFirestoreError(.failedPrecondition, containing: ["The requested snapshot version is too old.", times[0].rfc3339]) {
             try db.state(readTime: times[0])
         }
-        #expect(error?.message.contains("MiB") == true)
+        #expect(error?.message.contains("kept within \(budget.limit) bytes") == true)
+        #expect(VersionHistoryBudget(limit: 128 << 20).limitDescription == "128 MiB")
+        #expect(VersionHistoryBudget(limit: 64 << 10).limitDescription == "64 KiB")
         expectFirestoreError(.failedPrecondition) { try db.runQuery(testQuery("hot"), readTime: times[500]) }
         expectFirestoreError(.failedPrecondition) { try db.beginTransaction(readOnly: true, readTime: times[500]) }
     }

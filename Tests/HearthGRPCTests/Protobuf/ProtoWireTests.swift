@@ -107,6 +107,31 @@ private typealias ProtoReader = ProtoWireReader<GRPCStatus>
         #expect(try sub.readString(try #require(try sub.next())) == s)
     }
 
+    // The length prefix takes one byte up to 127 and grows the body's way past it; nested
+    // messages each patch their own, and a reserved capacity changes nothing written.
+    @Test(arguments: [0, 1, 127, 128, 129, 16_383, 16_384, 2_097_152])
+    func embeddedMessagesOfEveryPrefixWidth(_ length: Int) throws {
+        let payload = [UInt8](repeating: 0x5A, count: length)
+        for capacity in [0, length + 16] {
+            var w = ProtoWriter(capacity: capacity)
+            w.writeUInt64(7, 1)
+            w.writeMessage(1) { outer in
+                outer.writeMessage(2) { $0.bytes.append(contentsOf: payload) }
+                outer.writeBool(3, true)
+            }
+            w.writeUInt64(8, 2)
+            var expected: [UInt8] = [0x38, 0x01, 0x0A]
+            func varint(_ n: Int) -> [UInt8] {
+                var v = n, out: [UInt8] = []
+                while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+                return out + [UInt8(v)]
+            }
+            let inner = [0x12] + varint(length) + payload
+            expected += varint(inner.count + 2) + inner + [0x18, 0x01, 0x40, 0x02]
+            #expect(w.bytes == expected)
+        }
+    }
+
     /// Each malformed input with the error message it must produce.
     static let malformed: [(String, [UInt8], String)] = [
         ("truncated key", [0x80], "truncated varint (byte offset 0)"),

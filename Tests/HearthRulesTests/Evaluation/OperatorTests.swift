@@ -3,6 +3,16 @@ import Testing
 
 /// Operators and their error semantics (docs/rules-language.md#errors-and-truthiness, #precedence, #operators).
 @Suite struct OperatorTests {
+    @Test func isSharesEqualitysPrecedenceLeftToRight() throws {
+        // As the official emulator parses them (probed): `('a' is string) == true`, and
+        // `((1 is int) == 'x') is string`, which is false.
+        #expect(holds("'a' is string == true"))
+        #expect(try outcome("1 is int == 'x' is string") == .notGranted)
+        #expect(holds("1 < 2 is bool"))
+        // An unknown name is a null value error when read.
+        #expect(try outcome("nope == 1") == .error("Null value error."))
+    }
+
     @Test func arithmetic() {
         #expect(holds("1 + 2 == 3 && 7 - 10 == -3 && 3 * 4 == 12"))
         #expect(holds("10 / 4 == 2 && -7 / 2 == -3 && 10 % 3 == 1 && -7 % 2 == -1"))

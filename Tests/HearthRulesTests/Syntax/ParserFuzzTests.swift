@@ -22,8 +22,9 @@ import Testing
     private func exercise(_ source: String) {
         let diagnostics = RulesProgram.diagnose(source: source, file: "fuzz.rules")
         for d in diagnostics {
-            #expect(d.location.line >= 1)
-            #expect(d.location.column >= 1)
+            // Line 0 is a diagnostic of the whole file (an empty source, an old version).
+            #expect(d.location.line >= 1 || (d.location.line == 0 && d.location.column == 0))
+            #expect(d.location.column >= 1 || d.location.line == 0)
         }
         // A program that compiled must also evaluate without trapping.
         if let p = try? RulesProgram.compile(source: source) {

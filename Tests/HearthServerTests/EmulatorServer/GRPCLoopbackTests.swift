@@ -74,7 +74,7 @@ final class RawHTTP2Client {
         #expect(fields.contains(HTTP2Header("content-type", "application/grpc")))
         #expect(fields.contains(HTTP2Header("grpc-status", "12")))
         let message = fields.first { $0.name == "grpc-message" }.map { GRPCStatus.percentDecode($0.value) }
-        #expect(message == "Method not found: /google.firestore.v1.Firestore/Nope")
+        #expect(message == "Method not found: google.firestore.v1.Firestore/Nope")
 
         // PING on the same connection is answered.
         client.send([HTTP2Frame(streamID: 0, flags: [], payload: .ping([1, 2, 3, 4, 5, 6, 7, 8]))])

@@ -79,7 +79,7 @@ import Testing
             #expect(deleted.status == 0 && deleted.messages == [[]])
             let gone = try client.call("GetDocument", TestProto.message { $0.writeString(1, Self.name("users/ada")) })
             #expect(gone.status == 5 && gone.trailersOnly)
-            #expect(gone.message == "Document \"\(Self.name("users/ada"))\" not found.")
+            #expect(gone.message == "Document (\(Self.name("users/ada"))) not found.")
         }
     }
 
@@ -148,13 +148,15 @@ import Testing
                 w.writeMessage(2) { StructuredQueryMessage.encode(query, into: &$0) }
                 w.writeMessage(6) { $0.writeMessage(2) { _ in } }
             })
-            #expect(r.status == 0 && r.messages.count == 2)
+            // The new transaction's id alone first, then the documents, `done` on the last.
+            #expect(r.status == 0 && r.messages.count == 3)
             let names = try r.messages.map { m in
                 try TestProto.fields(m).first { $0.0 == 1 }.map { try TestProto.decodeDocument($0.1).name }
             }
-            #expect(names == [Self.name("users/cy"), Self.name("users/ada")])
-            #expect(try TestProto.fields(r.messages[0]).contains { $0.0 == 2 }, "new transaction id on the first response")
-            #expect(try !TestProto.fields(r.messages[1]).contains { $0.0 == 2 })
+            #expect(names == [nil, Self.name("users/cy"), Self.name("users/ada")])
+            #expect(try TestProto.fields(r.messages[0]).map(\.0) == [2], "the new transaction id, alone")
+            #expect(try !TestProto.fields(r.messages[1]).contains { $0.0 == 2 || $0.0 == 6 })
+            #expect(try TestProto.fields(r.messages[2]).contains { $0.0 == 6 && $0.2 == 1 }, "done on the last")
 
             // Nothing matches: one response with only read_time. Offset: skipped_results.
             let none = StructuredQuery(collectionID: "users", filter: .field(FieldPath(["age"]), .greaterThan, .integer(99)))
@@ -162,7 +164,7 @@ import Testing
                 w.writeString(1, Self.root); w.writeMessage(2) { StructuredQueryMessage.encode(none, into: &$0) }
             })
             let emptyFields = try TestProto.fields(empty.messages[0]).map(\.0)
-            #expect(empty.messages.count == 1 && emptyFields == [3])
+            #expect(empty.messages.count == 1 && emptyFields == [3, 6])
             let offset = StructuredQuery(collectionID: "users", orderBy: [Ordering(FieldPath(["age"]))], offset: 2)
             let skipped = try client.call("RunQuery", TestProto.message { w in
                 w.writeString(1, Self.root); w.writeMessage(2) { StructuredQueryMessage.encode(offset, into: &$0) }

@@ -192,6 +192,35 @@ import Testing
         }
     }
 
+    /// Open Listen streams are subscriptions, not threads: 200 of them (each on its own
+    /// connection), once their first snapshots are out, keep no worker thread busy, and
+    /// one commit reaches every one.
+    @Test func openListenStreamsHoldNoThreadsAndOneCommitReachesAll() throws {
+        let state = EmulatorState()
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state)
+        defer { server.stop() }
+        let port = server.port
+        let client = try GRPCTestClient(port: port)
+        do {
+            var streams: [GRPCTestStream] = []
+            for _ in 0..<200 {
+                let stream = try GRPCTestStream(port: port, method: "Listen")
+                stream.send(Self.addDocuments(1, [Self.name("fanout/doc")]))
+                streams.append(stream)
+            }
+            for stream in streams { #expect(try next(stream, 3).count == 3) }  // ADD, CURRENT, NO_CHANGE
+            #expect(state.database(Self.db).listenTargetCount == 200)
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while (server.http.workers.busyCount > 0 || server.http.workers.queuedCount > 0) && Date() < deadline { usleep(10_000) }
+            #expect(server.http.workers.busyCount == 0 && server.http.workers.queuedCount == 0)
+            let t = try commit(client, [.set(Self.path("fanout/doc"), MapValue([("n", .integer(1))]))])
+            for stream in streams {
+                let changes = try next(stream, 2)
+                #expect(changes.first == .change(name: Self.name("fanout/doc"), ids: [1], removed: [], updateTime: t))
+            }
+        }
+    }
+
     @Test func documentTargetForAMissingDocumentAndMultipleTargets() throws {
         try withServer { port, client, state in
             let stream = try GRPCTestStream(port: port, method: "Listen")
@@ -302,19 +331,21 @@ import Testing
 
     @Test func badTargetsDenialsAndMalformedRequests() throws {
         try withServer { port, _, state in
-            // A target in another database, and a query without structured_query: REMOVE
-            // with an INVALID_ARGUMENT cause; the stream goes on.
+            // A target in another database, and a query without structured_query: ADD, then
+            // REMOVE with an INVALID_ARGUMENT cause (the emulator's order); the stream goes on.
             let stream = try GRPCTestStream(port: port, method: "Listen")
             stream.send(Self.addDocuments(3, ["projects/other/databases/(default)/documents/users/a"]))
-            #expect(try next(stream, 1) == [.target(type: 2, ids: [3], cause: 3, token: [], readTime: nil)])
+            #expect(try next(stream, 2) == [.target(type: 1, ids: [3], cause: nil, token: [], readTime: nil),
+                                            .target(type: 2, ids: [3], cause: 3, token: [], readTime: nil)])
             stream.send(TestProto.message { w in
                 w.writeString(1, Self.db.name)
                 w.writeMessage(2) { t in t.writeMessage(2) { $0.writeString(1, Self.root) }; t.writeInt32(5, 5) }
             })
-            #expect(try next(stream, 1) == [.target(type: 2, ids: [5], cause: 3, token: [], readTime: nil)])
-            // Removing a target that is not there is reported on it.
+            #expect(try next(stream, 2) == [.target(type: 1, ids: [5], cause: nil, token: [], readTime: nil),
+                                            .target(type: 2, ids: [5], cause: 3, token: [], readTime: nil)])
+            // Removing a target that is not there is answered with nothing; the next answer
+            // is the next target's.
             stream.send(Self.removeTarget(9))
-            #expect(try next(stream, 1) == [.target(type: 2, ids: [9], cause: 3, token: [], readTime: nil)])
 
             // Rules deny the query for a signed-in user: REMOVE with PERMISSION_DENIED.
             let rules = try ProjectRules(ProjectRules.File(name: "t.rules", content: """
@@ -324,7 +355,8 @@ import Testing
             state.rules.set(rules, forProject: Self.db.project)
             let user = try GRPCTestStream(port: port, method: "Listen", authorization: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSJ9.")
             user.send(Self.addQuery(20601))
-            #expect(try next(user, 1) == [.target(type: 2, ids: [20601], cause: 7, token: [], readTime: nil)])
+            #expect(try next(user, 2) == [.target(type: 1, ids: [20601], cause: nil, token: [], readTime: nil),
+                                          .target(type: 2, ids: [20601], cause: 7, token: [], readTime: nil)])
             user.send(Self.addDocuments(2, [Self.name("open/x")]))
             #expect(try next(user, 3)[0] == .target(type: 1, ids: [2], cause: nil, token: [], readTime: nil))
 

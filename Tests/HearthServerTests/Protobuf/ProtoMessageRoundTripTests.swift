@@ -122,7 +122,7 @@ import Testing
             return try WriteMessage.decode(&r, database: Self.db)
         }
         let name = "projects/p/databases/(default)/documents/c/d"
-        #expect(throws: FirestoreError.invalidArgument("A write must set one of update, delete, transform or verify.")) { try decode { _ in } }
+        #expect(throws: FirestoreError.emptyWriteOperation) { try decode { _ in } }
         #expect(throws: FirestoreError.invalidArgument("Multiple values for oneof operation in a write.")) {
             try decode { $0.writeString(2, name); $0.writeString(5, name) }
         }
@@ -206,14 +206,14 @@ import Testing
             var r = ProtoReader(w.bytes)
             return try StructuredQueryMessage.decode(&r, parent: .root)
         }
-        #expect(throws: FirestoreError.invalidArgument("Query must have exactly one collection selector (from); found 2.")) {
+        #expect(throws: FirestoreError.tooManyCollectionSelectors) {
             try decode { $0.writeMessage(2) { $0.writeString(2, "a") }; $0.writeMessage(2) { $0.writeString(2, "b") } }
         }
-        #expect(throws: FirestoreError.invalidArgument("kind is required for filter")) {
+        #expect(throws: FirestoreError.kindRequired(forFilterOn: "f")) {
             try decode { w in w.writeMessage(3) { $0.writeMessage(3) { $0.writeInt32(1, 3); $0.writeMessage(2) { $0.writeString(2, "f") } } } }
         }
-        #expect(throws: FirestoreError.invalidArgument("offset must be non-negative, but was -1.")) { try decode { $0.writeInt32(6, -1) } }
-        #expect(throws: FirestoreError.invalidArgument("limit must be non-negative, but was -2.")) { try decode { $0.writeMessage(5) { $0.writeInt32(1, -2) } } }
+        #expect(throws: FirestoreError.negativeOffset) { try decode { $0.writeInt32(6, -1) } }
+        #expect(throws: FirestoreError.negativeLimit) { try decode { $0.writeMessage(5) { $0.writeInt32(1, -2) } } }
         #expect(throws: FirestoreError.self) { try decode { w in w.writeMessage(2) { $0.writeString(2, "c") }; w.writeMessage(3) { _ in } } }
         #expect(throws: FirestoreError.self) {
             try decode { w in w.writeMessage(2) { $0.writeString(2, "c") }; w.writeMessage(3) { $0.writeMessage(2) { $0.writeMessage(1) { $0.writeString(2, "f") }; $0.writeInt32(2, 99); ValueMessage.writeValue(3, .null, into: &$0) } } }

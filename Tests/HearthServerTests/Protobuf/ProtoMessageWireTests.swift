@@ -27,6 +27,24 @@ import Testing
         #expect(d.bytes == [0x0A, 0x2C] + Array("projects/p/databases/(default)/documents/c/d".utf8) + [0x12, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01])
     }
 
+    // A stored document's name is written piece by piece; it must be the resource name's
+    // bytes exactly, with its length prefix (long and non-ASCII names included).
+    @Test(arguments: [("p", "(default)", "c/d"), ("demo-app", "named-db", "users/alice/posts/p1"),
+                      ("p", "(default)", "caf\u{E9}/\u{1F600}"), ("p", "(default)", "c/" + String(repeating: "x", count: 200))])
+    func storedDocumentNames(_ project: String, _ database: String, _ path: String) throws {
+        let db = DatabaseID(project: project, database: database)
+        let doc = Document(path: try ResourcePath.parse(path), fields: MapValue([("a", .integer(1))]),
+                           createTime: Timestamp(seconds: 1, nanos: 0), updateTime: Timestamp(seconds: 2, nanos: 0))
+        var stored = ProtoWriter()
+        DocumentMessage.encode(doc, database: db, into: &stored)
+        var built = ProtoWriter()
+        built.writeString(1, db.resourceName(doc.path))
+        ValueMessage.encodeFields(doc.fields, field: 2, into: &built)
+        WellKnownMessages.writeTimestamp(3, doc.createTime, into: &built)
+        WellKnownMessages.writeTimestamp(4, doc.updateTime, into: &built)
+        #expect(stored.bytes == built.bytes)
+    }
+
     @Test func wrongWireTypeForAKnownField() {
         // Value.boolean_value (1) sent as length-delimited.
         #expect(throws: FirestoreError.invalidArgument("Invalid protobuf message: wire type length-delimited where varint was expected (field 1 at byte offset 0).")) {

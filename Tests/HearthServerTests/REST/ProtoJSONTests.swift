@@ -70,7 +70,7 @@ import Testing
                 {"unaryFilter": {"op": "IS_NULL", "field": {"fieldPath": "b"}}}]}},
              "orderBy": [{"field": {"fieldPath": "a"}, "direction": "DESCENDING"}],
              "startAt": {"values": [{"integerValue": "5"}], "before": true}, "endAt": {"values": [{"integerValue": "0"}]},
-             "offset": 2, "limit": {"value": 3}}
+             "offset": 2, "limit": 3}
             """
         let q = try ProtoQuery.decode(try JSON.parse(Array(text.utf8)), parent: .root)
         #expect(q.collectionID == "c" && q.allDescendants)
@@ -82,6 +82,10 @@ import Testing
         #expect(q.offset == 2 && q.limit == 3)
         let plain = try ProtoQuery.decode(try JSON.parse(Array(#"{"from": [{"collectionId": "c"}], "limit": "7"}"#.utf8)), parent: .root)
         #expect(plain.limit == 7)
+        // A wrapper's JSON form is its bare value; the object form is refused (as the emulator does).
+        #expect(throws: FirestoreError.self) {
+            try ProtoQuery.decode(try JSON.parse(Array(#"{"from": [{"collectionId": "c"}], "limit": {"value": 3}}"#.utf8)), parent: .root)
+        }
     }
 
     @Test func jsonReaderRejectsDeepNestingAndBadUTF8() {

@@ -154,6 +154,27 @@ import Testing
         }
     }
 
+    @Test func webChannelStreamsAreRecordedAsWebChannel() throws {
+        try withLoggedServer { server, entries in
+            let c = WebChannelTestClient(port: server.port, stream: "Listen")
+            let target = #"{"database":"projects/p/databases/(default)","addTarget":{"documents":{"documents":["projects/p/databases/(default)/documents/notes/n5"]},"targetId":2}}"#
+            _ = try c.open(try JSON.parse(target), headers: ["X-Goog-Api-Client": "gl-js/ fire/12", "Authorization": Self.jwt("di")])
+            try c.openBackChannel(longPoll: false)
+            _ = try c.receive(1)
+            var open: [OpenStreams.Stream] = []
+            for _ in 0..<200 where open.first?.targets.isEmpty ?? true {
+                open = server.state.streams.all
+                usleep(5_000)
+            }
+            #expect(open.first?.transport == .webChannel && open.first?.kind == .listen)
+            #expect(open.first?.caller == .user(uid: "di"))
+            let listen = try #require(entries().first { $0.method == "Listen" })
+            #expect(listen.transport == .webChannel && listen.caller == .user(uid: "di"))
+            #expect(listen.resources.map(\.description) == ["notes/n5"] && listen.rules.first?.allowed == true)
+            #expect(try c.terminate() == 200)
+        }
+    }
+
     @Test func theRingKeepsTheLatestEntries() {
         let log = RequestLog(capacity: 3)
         let token = log.subscribe { _ in }

@@ -127,7 +127,10 @@ import Testing
             let c = WebChannelTestClient(port: server.port, stream: "Listen")
             try c.open(Self.json(#"{"database":"\#(Self.database)","addTarget":{"documents":{"documents":["projects/other/databases/(default)/documents/a/b"]},"targetId":2}}"#))
             try c.openBackChannel(longPoll: false)
-            let removed = try c.receive(1)[0]
+            // ADD, then REMOVE with the cause (the official emulator's order).
+            let changes = try c.receive(2)
+            #expect(Self.changeType(changes[0]) == "ADD")
+            let removed = changes[1]
             #expect(Self.changeType(removed) == "REMOVE")
             #expect(removed["targetChange"]?["cause"]?["code"] == .number("3"))
             try c.post([Self.json(#"{"database":"\#(Self.database)","addTarget":{"targetId":4,"bogus":1}}"#)])
@@ -274,7 +277,7 @@ import Testing
             let listen = WebChannelTestClient(port: server.port, stream: "Listen")
             try listen.open(Self.documentTarget(2, "mine/bob"), headers: SecurityRulesTests.alice)
             try listen.openBackChannel(longPoll: false)
-            let refused = try listen.receive(1)[0]
+            let refused = try listen.receive(2)[1]
             #expect(refused["targetChange"]?["cause"]?["code"] == .number("7"))
         }
     }

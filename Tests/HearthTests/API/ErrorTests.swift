@@ -139,7 +139,7 @@ import Testing
 
         let huge = await apiError { try await db.document("c/e").setData(["big": Data(count: 2_000_000)]) }
         #expect(huge?.code == FirestoreErrorCode.invalidArgument.rawValue)
-        #expect(huge?.localizedDescription == "Document '\(apiDocumentsPrefix)c/e' cannot be written because its size (2,000,056 bytes) exceeds the maximum allowed size of 1,048,576 bytes.")
+        #expect(huge?.localizedDescription == "The value of property \"big\" is longer than 1048487 bytes.")
         #expect(try await db.document("c/e").getDocument().exists == false)
     }
 

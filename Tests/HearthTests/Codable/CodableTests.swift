@@ -329,6 +329,7 @@ private func codableCallback<T>(_ start: (@escaping (T) -> Void) -> Void) async 
         #expect(encoded["createdAt"] as? FieldValue == FieldValue.serverTimestamp())
 
         try ref.setData(from: Post(text: "hi"))
+        // A server read sees the commit (and acknowledges the write to this instance).
         let fields = try #require(try await codableFields(ref))
         let commit = Timestamp(seconds: 1_700_000_000, nanoseconds: 250_000)
         #expect(fields["createdAt"] as? Timestamp == commit)

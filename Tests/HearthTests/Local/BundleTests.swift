@@ -31,7 +31,13 @@ struct BundleTests {
             let task = db.loadBundle(data) { progress, error in c.resume(returning: APISent(value: (progress, error))) }
             task.addObserver { seen.add($0, nil) }
         }.value
+        await Self.drainCallbacks(db)  // an observer added after the reports gets them replayed
         return (seen.values, result, error)
+    }
+
+    /// Returns once every block queued on `db`'s callback queue so far has run.
+    static func drainCallbacks(_ db: Firestore) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in db.callbackQueue.async { c.resume() } }
     }
 
     func expectInProgress(_ p: LoadBundleTaskProgress, documents: Int) {
@@ -127,12 +133,40 @@ struct BundleTests {
         #expect(try await db.collection("coll-1").getDocuments(source: .cache).isEmpty)
     }
 
-    @Test("the InputStream forms read the same bundle")
+    @Test("an observer added after the load finished still sees every report, in order")
+    func lateObserverSeesEveryReport() async throws {
+        let db = localDB()
+        let task: LoadBundleTask = db.loadBundle(Self.sdkBundle())
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            task.addObserver { if $0.state != .inProgress { c.resume() } }
+        }
+        await Self.drainCallbacks(db)
+        let late = LocalEvents<LoadBundleTaskProgress>()
+        task.addObserver { late.add($0, nil) }
+        await Self.drainCallbacks(db)
+        #expect(late.values.map(\.documentsLoaded) == [0, 1, 2, 2])
+        #expect(late.values.map(\.state) == [.inProgress, .inProgress, .inProgress, .success])
+    }
+
+    @Test("the InputStream forms read the same bundle, from memory or a file; a stream with nothing behind it fails")
     func inputStream() async throws {
         let db = localDB()
         let progress = try await db.loadBundle(InputStream(data: Self.sdkBundle()))
         expectSuccess(progress)
         try await expectQueryResults(db)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bundle-\(UUID().uuidString).txt")
+        try Self.sdkBundle().write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile = localDB()
+        expectSuccess(try await fromFile.loadBundle(try #require(InputStream(url: file))))
+        try await expectQueryResults(fromFile)
+
+        // What the bundle snippet does with a web URL: Foundation on Linux hands back a
+        // stream that cannot be read (Darwin's fails to open); the load fails, no crash.
+        let webURL = try #require(URL(string: "https://example.com/createBundle"))
+        let web = try #require(InputStream(url: webURL))
+        await #expect(throws: FirestoreErrorCode.self) { try await localDB().loadBundle(web) }
     }
 
     @Test("round trip: db.bundle(_:) with a document, a missing one and a limit(toLast:) query, loaded into a fresh instance")

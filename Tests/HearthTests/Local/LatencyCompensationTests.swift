@@ -205,6 +205,51 @@ struct LatencyCompensationTests {
         r.remove()
     }
 
+    // MARK: Writes acknowledged after the call returns
+
+    @Test("a listener added right after a fire-and-forget write sees it pending with an estimated timestamp, then resolved (snippets-ios server_timestamp_options)")
+    func listenerAfterFireAndForgetWrite() async throws {
+        let clock = ManualClock(now: Timestamp(seconds: 1_700_000_000, nanoseconds: 0))
+        let db = localDB(clock: clock)
+        let ref = db.collection("objects").document("some-id")
+        try await ref.setData(["n": 1])
+        let seen = LocalEvents<String>()
+        let holder = RegistrationBox()
+        // As app code on the main queue runs the snippet: on the callback queue.
+        db.settings.dispatchQueue.sync {
+            ref.updateData(["timestamp": FieldValue.serverTimestamp()])
+            holder.registration = ref.addSnapshotListener { snapshot, _ in
+                guard let snapshot, let estimate = snapshot.data(with: .estimate)?["timestamp"] as? Timestamp else { return }
+                seen.add("\(estimate.seconds) pending=\(snapshot.metadata.hasPendingWrites) none=\(snapshot.get("timestamp") is NSNull)", nil)
+            }
+        }
+        await db.waitUntilIdle()
+        #expect(seen.values == ["1700000000 pending=true none=true", "1700000000 pending=false none=false"])
+        holder.registration?.remove()
+    }
+
+    @Test("a fire-and-forget write: committed at once for everyone else, pending for its instance until acknowledged; its completion comes after")
+    func fireAndForgetWindow() async throws {
+        let db = localDB()
+        let other = db.authenticated(uid: "o")
+        let ref = db.collection("c").document("x")
+        let order = LocalEvents<String>()
+        db.settings.dispatchQueue.sync {
+            ref.setData(["a": 1, "at": FieldValue.serverTimestamp()]) { error in order.add("completion \(error == nil)", nil) }
+            // Still on the callback queue: not yet acknowledged for this instance…
+            let cached = try? awaitResult { try await ref.getDocument(source: .cache) }
+            order.add("cache pending=\(cached?.metadata.hasPendingWrites == true) at=\(cached?.get("at") is NSNull ? "null" : "set")", nil)
+            // …but committed: another instance reads it now.
+            let theirs = try? awaitResult { try await other.collection("c").document("x").getDocument() }
+            order.add("other exists=\(theirs?.exists == true)", nil)
+        }
+        try await db.waitForPendingWrites()
+        #expect(order.values == ["cache pending=true at=null", "other exists=true", "completion true"])
+        // A server read sees the write acknowledged.
+        let read = try await ref.getDocument()
+        #expect(!read.metadata.hasPendingWrites && read.get("at") is Timestamp)
+    }
+
     // MARK: Transactions, other instances, the setting
 
     @Test("a transaction raises no event before its commit (testServerTimestampsWorkViaTransactionSet)")
@@ -267,4 +312,21 @@ struct LatencyCompensationTests {
         seen.append(localShow(try #require(try await iterator.next())))
         #expect(seen == ["-", "{a:1} P", "{a:1}"])
     }
+}
+
+/// Holds a registration made inside a closure.
+private final class RegistrationBox: @unchecked Sendable {
+    var registration: ListenerRegistration?
+}
+
+/// Runs an async throwing body to completion from synchronous code (off the cooperative pool).
+private func awaitResult<T>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    let result = LocalEvents<Result<T, Error>>()
+    Task.detached {
+        do { result.add(.success(try await body()), nil) } catch { result.add(.failure(error), nil) }
+        done.signal()
+    }
+    done.wait()
+    return try result.values[0].get()
 }

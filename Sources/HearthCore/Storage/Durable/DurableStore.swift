@@ -189,6 +189,12 @@ public final class DurableStore: @unchecked Sendable {
                     throw DurableStoreError("Cannot cut the damaged end off \(file): \(error)")
                 }
             }
+            // The previous run wrote nothing to its segment: the new run takes its number
+            // (so restarts without commits do not pile up empty segments).
+            if isLast, count == 0, found == nil {
+                try? fm.removeItem(atPath: file)
+                segments.removeLast()
+            }
             index += 1
         }
         let documents = databases.values.reduce(0) { $0 + $1.documentCount }

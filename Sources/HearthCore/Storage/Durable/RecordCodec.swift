@@ -169,7 +169,10 @@ struct RecordReader {
         let n = try count()
         let range = offset..<(offset + n)
         offset += n
-        guard let s = String(validating: bytes[range], as: UTF8.self) else { throw fail("a string that is not UTF-8") }
+        // Through a buffer pointer: validating an array slice goes through generic code
+        // several times slower (a fifth of a restart's time).
+        let s = bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        guard let s else { throw fail("a string that is not UTF-8") }
         return s
     }
 

@@ -35,8 +35,8 @@ final class WriteAheadLog: @unchecked Sendable {
     }
 
     private static func createSegment(directory: String, number: Int) throws(FirestoreError) -> (PosixFile, LogFramer, Int) {
+        let path = (directory as NSString).appendingPathComponent(DurableRecord.segmentName(number))
         do {
-            let path = (directory as NSString).appendingPathComponent(DurableRecord.segmentName(number))
             let f = try PosixFile.create(path)
             var framer = LogFramer()
             var out: [UInt8] = []
@@ -46,6 +46,8 @@ final class WriteAheadLog: @unchecked Sendable {
             try PosixFile.syncDirectory(directory)
             return (f, framer, out.count)
         } catch {
+            // A half-made segment would read as damage before the commits that follow.
+            unlink(path)
             throw FirestoreError(.unavailable, "The data directory cannot be written: \(error.description).")
         }
     }
@@ -142,25 +144,25 @@ final class WriteAheadLog: @unchecked Sendable {
         pending = []
         let last = appended
         condition.unlock()
-        let result = Result { () throws(FirestoreError) -> Int in
-            _ = try writeGroup(batch)
-            let next = segmentNumber + 1
-            let (f, fr, size) = try Self.createSegment(directory: directory, number: next)
+        let written = Result { () throws(FirestoreError) in _ = try writeGroup(batch) }
+        // A new segment that cannot be created is no reason to refuse commits: the current
+        // one goes on (the compaction that asked fails and is retried later).
+        let next = segmentNumber + 1
+        let created = written.flatMap { _ in Result { () throws(FirestoreError) in try Self.createSegment(directory: directory, number: next) } }
+        if case .success(let (f, fr, size)) = created {
             file.close()
             (file, framer, segmentSize, segmentNumber) = (f, fr, size, next)
-            return next
         }
         condition.lock()
         writing = false
         condition.broadcast()
-        switch result {
-        case .success(let n):
-            durable = last
-            return n
-        case .failure(let error):
+        if case .failure(let error) = written {
             failure = error
             throw error
         }
+        durable = last
+        if case .failure(let error) = created { throw error }
+        return next
     }
 
     /// Closes the file without writing what is queued, as a crash would (tests).

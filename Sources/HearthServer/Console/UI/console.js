@@ -68,7 +68,7 @@ async function start() {
 
 export function showClock(clock) {
   const el = document.getElementById("clock");
-  el.textContent = `${clock.manual ? "⏸ " : ""}${clock.now.replace("T", " ").replace(/\.\d+Z$/, "Z")}`;
+  el.textContent = `${clock.manual ? "clock stopped at " : ""}${clock.now.replace("T", " ").replace(/\.\d+Z$/, "Z")}`;
   el.title = clock.manual ? "The clock is set by hand (Database tab)" : "The emulator's clock (system time)";
 }
 

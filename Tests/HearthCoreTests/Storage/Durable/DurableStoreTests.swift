@@ -37,6 +37,18 @@ struct DurableStoreTests {
         #expect(next.commitTime > last.commitTime)
     }
 
+    @Test("restarts without commits do not pile up segments")
+    func idleRestarts() throws {
+        let dir = try DataDirectory()
+        defer { dir.remove() }
+        try commitAndCrash(dir, count: 1)
+        for _ in 0..<3 { try dir.open().close() }
+        #expect(dir.segments == [DurableRecord.segmentName(1), DurableRecord.segmentName(2)])
+        let store = try dir.open()
+        #expect(store.database(id, clock: clock).state().documentCount == 1)
+        store.close()
+    }
+
     @Test("a second open of a directory in use is refused")
     func lock() throws {
         let dir = try DataDirectory()
