@@ -63,7 +63,10 @@ struct UserDataWriter {
     /// kept in the document's front-end cache (dictionaries are values, so every caller still
     /// gets its own copy on mutation).
     func memoizedFields(_ document: Document) -> [String: Any] {
-        document.frontEndCache(for: firestore) { BridgedFields(fields(document.fields)) }.fields
+        if let cached = document.frontEndCache(for: firestore) as? BridgedFields { return cached.fields }
+        let made = BridgedFields(fields(document.fields))
+        document.setFrontEndCache(made, for: firestore)
+        return made.fields
     }
 
     func fields(_ m: MapValue) -> [String: Any] {

@@ -65,22 +65,26 @@ public struct Document: Sendable, Hashable {
 
     // MARK: A front end's cache
 
-    /// A slot where a front end keeps what it derived from these fields for `owner`, made by
-    /// `make` the first time and kept with the document, so reading an unchanged stored
-    /// document again does not convert it again. The engine never reads it. The Swift API
-    /// keeps a `Firestore` instance's bridged `[String: Any]` here (what `data()` returns:
-    /// reading a document again is then a lock and a pointer). One entry per document:
-    /// another owner's, or another type's, request replaces it. Dropped when the fields
-    /// change or a commit replaces the document.
-    public func frontEndCache<Cache: AnyObject & Sendable>(for owner: AnyObject, make: () -> Cache) -> Cache {
+    /// A slot where a front end keeps what it derived from these fields for `owner`, so
+    /// reading an unchanged stored document again does not convert it again. The engine
+    /// never reads it. The Swift API keeps a `Firestore` instance's bridged `[String: Any]`
+    /// here (what `data()` returns: reading a document again is then a lock and a pointer).
+    /// One entry per document: another owner's `setFrontEndCache` replaces it. Dropped when
+    /// the fields change or a commit replaces the document. Not generic on purpose: a
+    /// generic function across modules runs unspecialised, and its cast made every cached
+    /// read measurably slower (c_eq_warm); the caller casts to its own final class.
+    public func frontEndCache(for owner: AnyObject) -> (any AnyObject & Sendable)? {
         let id = ObjectIdentifier(owner)
-        let hit = storage.frontEndCache.withLock { (entry: inout FrontEndCacheEntry?) -> Cache? in
-            entry?.owner == id ? entry.unsafelyUnwrapped.cache as? Cache : nil
+        return storage.frontEndCache.withLock { (entry: inout FrontEndCacheEntry?) -> (any AnyObject & Sendable)? in
+            guard let found = entry, found.owner == id else { return nil }
+            return found.cache
         }
-        if let hit { return hit }
-        let cache = make()
-        storage.frontEndCache.withLock { $0 = FrontEndCacheEntry(owner: id, cache: cache) }
-        return cache
+    }
+
+    /// Keeps `cache` as `owner`'s (see `frontEndCache(for:)`); copies of this document share it.
+    public func setFrontEndCache(_ cache: AnyObject & Sendable, for owner: AnyObject) {
+        let entry = FrontEndCacheEntry(owner: ObjectIdentifier(owner), cache: cache)
+        storage.frontEndCache.withLock { $0 = entry }
     }
 
     // MARK: Replacement
