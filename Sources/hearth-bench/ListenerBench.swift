@@ -12,8 +12,19 @@ import SeededRandom
 /// - l_writes_100k: 10,000 writes under a listener on a 100,000-document collection; a
 ///   client-side replica rebuilt only from documentChanges (positions included) must end
 ///   equal to the collection, with exactly one snapshot per write.
-func listenerBench() async throws -> [Measurement] {
-    [try await eqCommitListeners(), try await initialSnapshot(), try await writesUnderListener()]
+/// - l_pending_1k: 1,000 fire-and-forget `setData` calls issued in one turn of the callback
+///   queue (as app code on the main queue writes) under a listener with metadata changes
+///   on a 1,000-document collection, until all are acknowledged and delivered: each write
+///   is shown pending at once while up to `LocalView.maxUnacknowledged` earlier ones still
+///   wait, so this is what a write costs with many pending.
+func listenerBench(only: String? = nil) async throws -> [Measurement] {
+    let workloads: [(name: String, run: () async throws -> Measurement)] = [
+        ("l_eq_commit", eqCommitListeners), ("l_initial_10k", initialSnapshot),
+        ("l_writes_100k", writesUnderListener), ("l_pending_1k", pendingWrites),
+    ]
+    var results: [Measurement] = []
+    for w in workloads where only.map({ $0 == w.name }) ?? true { results.append(try await w.run()) }
+    return results
 }
 
 /// A database whose listeners run on their own serial queue.
@@ -127,6 +138,57 @@ private func writesUnderListener() async throws -> Measurement {
     check("l_writes_100k replica", replica.matches(final) ? 1 : 0, 1)
     return Measurement(workload: "l_writes_100k", n: n, ops: writes, seconds: seconds,
                        extra: ["final_docs": String(final.count)])
+}
+
+/// l_pending_1k: 1,000 fire-and-forget writes in one turn of the callback queue, under a
+/// listener with metadata changes, until acknowledged and delivered.
+private func pendingWrites() async throws -> Measurement {
+    let queue = DispatchQueue(label: "hearth-bench.pending")
+    let db = Firestore.inMemory(projectID: "bench-listen")
+    let settings = db.settings
+    settings.dispatchQueue = queue
+    db.settings = settings
+    let c = db.collection("listen")
+    try await fill(c, db, count: 1000) { ["v": $0] }
+    let last = LastSnapshot()
+    let registration = c.addSnapshotListener(includeMetadataChanges: true) { snap, _ in if let snap { last.set(snap) } }
+    await db.waitUntilIdle()
+    let writes = 1000
+    var samples: [Double] = []
+    for round in 0..<5 {
+        samples.append(try await time {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                queue.async {
+                    for i in 0..<writes { c.document(Workload.id(i)).setData(["v": round * writes + i]) }
+                    done.resume()
+                }
+            }
+            try await db.waitForPendingWrites()
+            await db.waitUntilIdle()
+        })
+        let (count, pending, sum) = last.summary
+        check("l_pending_1k size", count, 1000)
+        check("l_pending_1k pending", pending ? 1 : 0, 0)
+        check("l_pending_1k values", sum, (0..<writes).reduce(0) { $0 + round * writes + $1 })
+    }
+    registration.remove()
+    samples.sort()
+    var m = Measurement(workload: "l_pending_1k", n: 1000, ops: writes * samples.count, seconds: samples.reduce(0, +))
+    m.extra["ms_p50"] = String(format: "%.2f", samples[samples.count / 2] * 1e3)
+    return m
+}
+
+/// The last snapshot a listener got: its size, whether it had pending writes, the sum of `v`.
+private final class LastSnapshot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var snapshot: QuerySnapshot?
+    func set(_ s: QuerySnapshot) { lock.withLock { snapshot = s } }
+    var summary: (count: Int, pending: Bool, sum: Int) {
+        lock.withLock {
+            guard let s = snapshot else { return (0, false, 0) }
+            return (s.count, s.metadata.hasPendingWrites, s.documents.reduce(0) { $0 + ($1.data()["v"] as? Int ?? 0) })
+        }
+    }
 }
 
 /// A thread-safe tally.

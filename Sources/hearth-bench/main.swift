@@ -55,6 +55,8 @@ var json = false
 var repeats = 0
 var historyLimit: Int? = HistoryBenchmark.defaultLimitMiB
 var updates = 1_200_000
+var listenOnly = false
+var onlyWorkload: String?
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
     switch arg {
@@ -69,9 +71,12 @@ while let arg = args.popFirst() {
         let v = args.popFirst() ?? ""
         historyLimit = v == "none" ? nil : Int(v) ?? historyLimit
     case "--history": break
+    case "--listen": listenOnly = true
+    case "--only": onlyWorkload = args.popFirst()
     case "-h", "--help":
         print("""
             usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)
+                   hearth-bench --listen [--only WORKLOAD] [--json]   (the listener workloads only, or one of them)
                    hearth-bench --rules | --rest
                    hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
                    hearth-bench --history [--updates N] [--limit MIB|none]   (default: 1200000 updates, 128 MiB)
@@ -94,7 +99,8 @@ FileHandle.standardError.write("note: debug build; measure with `swift run -c re
 #endif
 
 for n in sizes {
-    for m in try await EmbeddedBenchmark.run(n: n, seed: seed, repeats: repeats) + (n == sizes[0] ? try await listenerBench() : []) {
+    let measured = listenOnly ? [] : try await EmbeddedBenchmark.run(n: n, seed: seed, repeats: repeats)
+    for m in measured + (n == sizes[0] ? try await listenerBench(only: onlyWorkload) : []) {
         if json {
             var fields = ["\"workload\": \"\(m.workload)\"", "\"n\": \(m.n)", "\"ops\": \(m.ops)",
                           "\"seconds\": \(m.seconds)", "\"ops_per_s\": \(Int(m.opsPerSecond))"]

@@ -32,7 +32,7 @@ extension Database {
             var initial = view.initialSnapshot(readTime: state.readTime)
             initial.mutatedKeys = overlay.paths.filter { view.contains($0) }
             sink(initial)
-            return hub.register(view, client: client, sink: sink)
+            return hub.register(view, client: client, mutated: initial.mutatedKeys, sink: sink)
         }
     }
 
@@ -40,6 +40,11 @@ extension Database {
     public func stopListening(_ target: ListenTargetID) {
         hub.unregister(target)
     }
+
+    /// Whether every target has been handed its snapshot of the commit at `readTime` (a
+    /// snapshot's read time): a consumer holding one snapshot of that commit then holds all
+    /// it will get, and need not wait on the commit lock for the rest. Lock-free.
+    public func hasPublished(through readTime: Timestamp) -> Bool { hub.hasPublished(through: readTime) }
 
     /// How many targets are registered.
     public var listenTargetCount: Int { hub.count }

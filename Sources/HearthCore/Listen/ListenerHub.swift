@@ -20,6 +20,8 @@ final class ListenerHub: Sendable {
         let route: TargetRouting.Route
         let sink: @Sendable (ViewSnapshot) -> Void
         let client: Int?
+        /// The view's documents that carry the client's pending writes.
+        var mutated: Set<ResourcePath> = []
     }
 
     private struct Client: Sendable {
@@ -38,6 +40,8 @@ final class ListenerHub: Sendable {
 
     private let registry = Mutex(Registry())
     private let targetCount = Atomic<Int>(0)
+    /// The commit time (µs) of the last commit whose snapshots have all been handed over.
+    private let publishedThrough = Atomic<Int64>(.min)
 
     /// Whether any target is registered (commits skip building a ChangeSet otherwise).
     var isActive: Bool { targetCount.load(ordering: .acquiring) > 0 }
@@ -71,13 +75,15 @@ final class ListenerHub: Sendable {
 
     /// Registers a view; call under the commit lock, with the view built from the current
     /// state (with `client`'s overlay applied), after handing its initial snapshot to `sink`.
-    func register(_ view: QueryView, client: ListenClientID? = nil, sink: @escaping @Sendable (ViewSnapshot) -> Void) -> ListenTargetID {
+    /// `mutated`: the view's documents that show pending writes of `client`.
+    func register(_ view: QueryView, client: ListenClientID? = nil, mutated: Set<ResourcePath> = [],
+                  sink: @escaping @Sendable (ViewSnapshot) -> Void) -> ListenTargetID {
         registry.withLock { r in
             let id = r.nextID
             r.nextID += 1
             let route = TargetRouting.route(for: view)
             let owner = client.flatMap { r.clients[$0.rawValue] != nil ? $0.rawValue : nil }
-            r.targets[id] = Target(view: view, route: route, sink: sink, client: owner)
+            r.targets[id] = Target(view: view, route: route, sink: sink, client: owner, mutated: owner == nil ? [] : mutated)
             if let owner { r.clients[owner]!.targets.insert(id) }
             r.routing.add(id, route)
             targetCount.wrappingAdd(1, ordering: .releasing)
@@ -114,149 +120,217 @@ final class ListenerHub: Sendable {
 
     // MARK: Publishing
 
-    /// Routes a commit's changes to the targets they can affect, updates those views and
-    /// hands each changed view's snapshot to its sink. Call under the commit lock.
-    /// `acknowledging`: the commit is that client's local batch, which leaves its overlay
-    /// now; its documents are published to the client's targets even when the commit left
-    /// them unchanged (they stop showing a pending write).
-    /// With `keepingPending`, the commit is that client's batch but stays pending for it.
-    func publish(_ changes: ChangeSet, acknowledging ack: (client: ListenClientID, batch: LocalBatchID)? = nil,
-                 keepingPending: Bool = false) {
-        registry.withLock { r in
-            var before: [Int: LocalOverlay] = [:]
-            var extra: [ChangeSet.Entry] = []
-            if let ack, keepingPending {
-                before[ack.client.rawValue] = r.clients[ack.client.rawValue]?.overlay
-            } else if let ack, var client = r.clients[ack.client.rawValue] {
-                before[ack.client.rawValue] = client.overlay
-                let committed = Set(changes.entries.map(\.key))
-                var seen = Set<DocumentKey>()
-                for batch in client.overlay.remove(through: ack.batch.rawValue) {
-                    for key in batch.keys where !committed.contains(key) && seen.insert(key).inserted {
-                        let doc = changes.state.documents[key]?.document
-                        extra.append(ChangeSet.Entry(key: key, before: doc, after: doc))
-                    }
-                }
-                r.clients[ack.client.rawValue] = client
-                if client.overlay.isEmpty { r.pendingClients.remove(ack.client.rawValue) }
-            }
-            var routed: [Int: [ChangeSet.Entry]] = [:]
-            var order: [Int] = []
-            func route(_ entry: ChangeSet.Entry, onlyTo client: Int?) {
-                var visited: Set<Int> = []
-                r.routing.forEachCandidate(of: entry) { id in
-                    guard visited.insert(id).inserted else { return }
-                    if let client, r.targets[id]?.client != client { return }
-                    if routed[id] == nil { order.append(id) }
-                    routed[id, default: []].append(entry)
-                }
-            }
-            for entry in changes.entries { route(entry, onlyTo: nil) }
-            for entry in extra { route(entry, onlyTo: ack?.client.rawValue) }
-            var overlays: [Int: (before: LocalOverlay, after: LocalOverlay)] = [:]
-            for id in r.pendingClients.union(before.keys) {
-                guard var client = r.clients[id] else { continue }
-                let was = before[id] ?? client.overlay
-                // A commit that is not this client's own supersedes its pending writes to
-                // the documents it changed (LocalOverlay.supersede).
-                if id != ack?.client.rawValue {
-                    var superseded = false
-                    for entry in changes.entries where client.overlay.contains(entry.key) {
-                        client.overlay.supersede(entry.key)
-                        superseded = true
-                    }
-                    if superseded { r.clients[id] = client }
-                }
-                overlays[id] = (was, client.overlay)
-            }
-            Self.apply(routed, order: order, in: &r, commitTime: changes.commitTime, state: changes.state, overlays: overlays)
+    /// What a client's view showed for a document before a step that changed how its
+    /// overlay shows it: the overlay's document, or the database's (`base`).
+    private enum ShownBefore {
+        case local(Document?)
+        case base
+    }
+
+    /// Records, for `keys`, what the client's overlay shows now (call before changing it).
+    private static func shownBefore(_ keys: some Sequence<DocumentKey>, in overlay: LocalOverlay,
+                                    into out: inout [DocumentKey: ShownBefore]) {
+        for key in keys where out[key] == nil {
+            out[key] = overlay.contains(key) ? .local(overlay.document(key, over: nil)) : .base
         }
     }
 
+    /// The entries of one step per target, and the targets in the order they got their first.
+    private struct Routed {
+        var entries: [Int: [ChangeSet.Entry]] = [:]
+        var order: [Int] = []
+
+        /// Hands `entry` to every target a probe routes to (each once), among `only` when
+        /// given and not in `skip`.
+        mutating func add(_ entry: ChangeSet.Entry, probes: [ChangeSet.Entry], routing: TargetRouting,
+                          only: Set<Int>? = nil, skip: Set<Int> = []) {
+            var visited = skip
+            for probe in probes {
+                routing.forEachCandidate(of: probe) { id in
+                    guard only?.contains(id) ?? true, visited.insert(id).inserted else { return }
+                    if entries[id] == nil { order.append(id) }
+                    entries[id, default: []].append(entry)
+                }
+            }
+        }
+    }
+
+    /// Routes, for a client whose overlay a step changed, each document it changed to the
+    /// client's targets that its shown versions (before and after the step) can affect: a
+    /// pending version may route elsewhere than the database's (another value of an
+    /// equality-filtered field), and a document whose pending state alone changed must still
+    /// reach the views that show it. `entry(key)` is the step's entry for the document and
+    /// `reached(key)` the targets that have it already.
+    private static func routeShown(_ shown: [DocumentKey: ShownBefore], client: Int, in r: Registry, into routed: inout Routed,
+                                   entry: (DocumentKey) -> ChangeSet.Entry, reached: (ChangeSet.Entry) -> Set<Int>) {
+        guard let c = r.clients[client], !c.targets.isEmpty else { return }
+        for (key, was) in shown {
+            let e = entry(key)
+            let old: Document? = switch was {
+            case .local(let d): d
+            case .base: e.before
+            }
+            let probe = ChangeSet.Entry(key: key, before: old, after: c.overlay.document(key, over: e.after))
+            routed.add(e, probes: [e, probe], routing: r.routing, only: c.targets, skip: reached(e))
+        }
+    }
+
+    /// Routes a commit's changes to the targets they can affect, updates those views and
+    /// hands each changed view's snapshot to its sink. Call under the commit lock.
+    /// `acknowledging`: the commit is that client's local batch, which leaves its overlay
+    /// now with the client's older batches; their documents are published to the client's
+    /// targets even when the commit left them unchanged (they stop showing a pending
+    /// write). With `keepingPending`, the commit is that client's batch but stays pending.
+    func publish(_ changes: ChangeSet, acknowledging ack: (client: ListenClientID, batch: LocalBatchID)? = nil,
+                 keepingPending: Bool = false) {
+        registry.withLock { r in
+            // Per client whose overlay this step changes: what its views showed before.
+            var before: [Int: [DocumentKey: ShownBefore]] = [:]
+            if let ack, !keepingPending, r.clients[ack.client.rawValue] != nil {
+                let owner = ack.client.rawValue
+                var shown: [DocumentKey: ShownBefore] = [:]
+                for batch in r.clients[owner]!.overlay.batches.prefix(while: { $0.id <= ack.batch.rawValue }) {
+                    Self.shownBefore(batch.keys, in: r.clients[owner]!.overlay, into: &shown)
+                }
+                r.clients[owner]!.overlay.remove(through: ack.batch.rawValue)
+                before[owner] = shown
+                if r.clients[owner]!.overlay.isEmpty { r.pendingClients.remove(owner) }
+            }
+            // A commit that is not a client's own supersedes its pending writes to the
+            // documents it changed (LocalOverlay.supersede).
+            for id in r.pendingClients where id != ack?.client.rawValue {
+                var shown: [DocumentKey: ShownBefore] = [:]
+                for entry in changes.entries where r.clients[id]!.overlay.contains(entry.key) {
+                    Self.shownBefore(CollectionOfOne(entry.key), in: r.clients[id]!.overlay, into: &shown)
+                    r.clients[id]!.overlay.supersede(entry.key)
+                }
+                if !shown.isEmpty { before[id] = shown }
+            }
+            var routed = Routed()
+            for entry in changes.entries { routed.add(entry, probes: [entry], routing: r.routing) }
+            if !before.isEmpty {
+                let committed = Dictionary(changes.entries.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+                for (client, shown) in before {
+                    Self.routeShown(shown, client: client, in: r, into: &routed, entry: { key in
+                        committed[key] ?? {
+                            let doc = changes.state.documents[key]?.document
+                            return ChangeSet.Entry(key: key, before: doc, after: doc)
+                        }()
+                    }, reached: { e in
+                        guard committed[e.key] != nil else { return [] }
+                        var out = Set<Int>()
+                        r.routing.forEachCandidate(of: e) { out.insert($0) }
+                        return out
+                    })
+                }
+            }
+            Self.apply(routed, in: &r, commitTime: changes.commitTime, state: changes.state, before: before)
+        }
+        publishedThrough.store(changes.commitTime.microseconds, ordering: .releasing)
+    }
+
+    /// Whether the snapshots of the commit at `commitTime` have all been handed to their
+    /// sinks (a consumer holding one of them then has every other one it will get, without
+    /// waiting on the commit lock). Commits publish in commit-time order.
+    func hasPublished(through commitTime: Timestamp) -> Bool {
+        publishedThrough.load(ordering: .acquiring) >= commitTime.microseconds
+    }
+
     /// Applies a client's new local batch to its targets' views (the latency-compensated
-    /// snapshot). Call under the commit lock, with the database's current state.
+    /// snapshot). Call under the commit lock, with the database's current state. The
+    /// overlay changes in place: a step costs what its own documents cost, not what the
+    /// other pending batches hold.
     func applyLocally(_ writes: [Write], client: ListenClientID, localWriteTime: Timestamp, state: DatabaseState) -> LocalBatchID {
         registry.withLock { r in
             let id = r.nextID
             r.nextID += 1
-            guard var c = r.clients[client.rawValue] else { return LocalBatchID(rawValue: id) }
-            let before = c.overlay
-            c.overlay.apply(writes, id: id, localWriteTime: localWriteTime) { state.documents[$0]?.document }
-            let after = c.overlay
-            let keys = after.batches[after.batches.count - 1].keys
-            r.clients[client.rawValue] = c
-            r.pendingClients.insert(client.rawValue)
-            publishOverlayChange(keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
+            guard r.clients[client.rawValue] != nil else { return LocalBatchID(rawValue: id) }
+            let owner = client.rawValue
+            let publishing = !r.clients[owner]!.targets.isEmpty
+            var shown: [DocumentKey: ShownBefore] = [:]
+            if publishing { Self.shownBefore(writes.map(\.key), in: r.clients[owner]!.overlay, into: &shown) }
+            r.clients[owner]!.overlay.apply(writes, id: id, localWriteTime: localWriteTime) { state.documents[$0]?.document }
+            r.pendingClients.insert(owner)
+            if publishing { publishOverlayChange(shown, client: owner, in: &r, state: state) }
             return LocalBatchID(rawValue: id)
         }
     }
 
-    /// Takes a client's local batch out of its overlay without a commit — its commit failed,
-    /// or it was committed and its acknowledgement comes now — and publishes what the
-    /// client's targets then show. Call under the commit lock.
+    /// Takes a batch out of a client's overlay (rolled back or acknowledged) and publishes
+    /// the documents it wrote, as the client's targets then show. Call under the commit lock.
     func remove(_ batch: LocalBatchID, client: ListenClientID, state: DatabaseState) {
         registry.withLock { r in
-            guard var c = r.clients[client.rawValue] else { return }
-            let before = c.overlay
-            guard let removed = c.overlay.remove(batch.rawValue) else { return }
-            let after = c.overlay
-            r.clients[client.rawValue] = c
-            if after.isEmpty { r.pendingClients.remove(client.rawValue) }
-            publishOverlayChange(removed.keys, client: client.rawValue, from: before, to: after, in: &r, state: state)
+            let owner = client.rawValue
+            guard r.clients[owner] != nil,
+                  let keys = r.clients[owner]!.overlay.batches.first(where: { $0.id == batch.rawValue })?.keys else { return }
+            let publishing = !r.clients[owner]!.targets.isEmpty
+            var shown: [DocumentKey: ShownBefore] = [:]
+            if publishing { Self.shownBefore(keys, in: r.clients[owner]!.overlay, into: &shown) }
+            r.clients[owner]!.overlay.remove(batch.rawValue)
+            if r.clients[owner]!.overlay.isEmpty { r.pendingClients.remove(owner) }
+            if publishing { publishOverlayChange(shown, client: owner, in: &r, state: state) }
         }
     }
 
-    /// Publishes the documents `keys` as the client saw them under `before` and sees them
-    /// under `after`, to that client's targets.
-    private func publishOverlayChange(_ keys: [DocumentKey], client: Int, from before: LocalOverlay, to after: LocalOverlay,
-                                      in r: inout Registry, state: DatabaseState) {
-        guard let targets = r.clients[client]?.targets, !targets.isEmpty else { return }
-        var routed: [Int: [ChangeSet.Entry]] = [:]
-        var order: [Int] = []
-        for key in keys {
+    /// Publishes the documents of `before` (what the client's views showed of them before
+    /// its overlay changed) to that client's targets.
+    private func publishOverlayChange(_ before: [DocumentKey: ShownBefore], client: Int, in r: inout Registry, state: DatabaseState) {
+        var routed = Routed()
+        Self.routeShown(before, client: client, in: r, into: &routed, entry: { key in
             let doc = state.documents[key]?.document
-            let entry = ChangeSet.Entry(key: key, before: doc, after: doc)
-            var visited: Set<Int> = []
-            r.routing.forEachCandidate(of: entry) { id in
-                guard targets.contains(id), visited.insert(id).inserted else { return }
-                if routed[id] == nil { order.append(id) }
-                routed[id, default: []].append(entry)
-            }
-        }
-        Self.apply(routed, order: order, in: &r, commitTime: state.readTime, state: state, overlays: [client: (before, after)])
+            return ChangeSet.Entry(key: key, before: doc, after: doc)
+        }, reached: { _ in [] })
+        Self.apply(routed, in: &r, commitTime: state.readTime, state: state, before: [client: before])
     }
 
     /// Applies routed entries to their targets' views and hands each changed view's
-    /// snapshot to its sink. For a target of a client with local batches, `overlays` holds
-    /// the client's overlay before and after this step: each entry's documents are shown
-    /// through it, views that re-run their query read the state with it applied, and the
-    /// snapshot names the documents that carry pending writes.
-    private static func apply(_ routed: [Int: [ChangeSet.Entry]], order: [Int], in r: inout Registry,
-                              commitTime: Timestamp, state: DatabaseState,
-                              overlays: [Int: (before: LocalOverlay, after: LocalOverlay)]) {
-        var localStates: [Int: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)] = [:]
-        for id in order {
+    /// snapshot to its sink. A target of a client with local batches (or whose overlay this
+    /// step changed, `before`) sees each entry's documents through the overlay (before: what
+    /// it showed, after: what the overlay shows now), re-runs its query on the state with the
+    /// overlay applied, and its snapshot names the documents that carry pending writes.
+    private static func apply(_ routed: Routed, in r: inout Registry, commitTime: Timestamp, state: DatabaseState,
+                              before: [Int: [DocumentKey: ShownBefore]]) {
+        var localStates: [Int: DatabaseState] = [:]
+        for id in routed.order {
             // Only the sink and client are taken out: a copy of the target would share its
             // view's storage and make the view's update below copy it whole (O(view) a step).
-            guard let entries = routed[id], let (sink, client) = r.targets[id].map({ ($0.sink, $0.client) }) else { continue }
-            guard let client, let (before, after) = overlays[client] else {
+            guard let entries = routed.entries[id], let (sink, client) = r.targets[id].map({ ($0.sink, $0.client) }) else { continue }
+            guard let client, let overlay = r.clients[client]?.overlay, !overlay.isEmpty || before[client] != nil else {
                 if let snapshot = r.targets[id]!.view.apply(entries, commitTime: commitTime, state: state) { sink(snapshot) }
                 continue
             }
-            let local: (before: LocalOverlay, after: LocalOverlay, state: DatabaseState)
-            if let known = localStates[client] {
-                local = known
-            } else {
-                local = (before, after, after.applied(to: state))
-                localStates[client] = local
+            // The state with the overlay applied costs what the overlay holds: built once
+            // per client and step, and only for a view that re-runs its query.
+            func localState() -> DatabaseState {
+                if let known = localStates[client] { return known }
+                let built = overlay.applied(to: state)
+                localStates[client] = built
+                return built
             }
-            let shown = entries.map { e in
-                ChangeSet.Entry(key: e.key, before: local.before.document(e.key, over: e.before),
-                                after: local.after.document(e.key, over: e.after))
+            let was = before[client] ?? [:]
+            let shown = entries.map { e -> ChangeSet.Entry in
+                let old: Document? = switch was[e.key] {
+                case .local(let d)?: d
+                case .base?: e.before
+                case nil: overlay.document(e.key, over: e.before)
+                }
+                return ChangeSet.Entry(key: e.key, before: old, after: overlay.document(e.key, over: e.after))
             }
-            guard var snapshot = r.targets[id]!.view.apply(shown, commitTime: commitTime, state: local.state) else { continue }
-            let view = r.targets[id]!.view
-            snapshot.mutatedKeys = local.after.paths.filter { view.contains($0) }
+            let snapshot = r.targets[id]!.view.apply(shown, commitTime: commitTime, state: state, rerunState: localState)
+            // Which of the view's documents carry pending writes changes only for the
+            // documents routed here (routeShown sees that every view showing one gets it)
+            // and those the view gained or lost: kept up to date per target, so a step
+            // costs what it touched, not what the overlay holds.
+            func update(_ path: ResourcePath) {
+                let pending = overlay.contains(DocumentKey(path)) && r.targets[id]!.view.contains(path)
+                if pending != r.targets[id]!.mutated.contains(path) {
+                    if pending { r.targets[id]!.mutated.insert(path) } else { r.targets[id]!.mutated.remove(path) }
+                }
+            }
+            for e in entries { update(e.key.path) }
+            guard var snapshot else { continue }
+            for change in snapshot.changes { update(change.document.path) }
+            snapshot.mutatedKeys = r.targets[id]!.mutated
             sink(snapshot)
         }
     }

@@ -34,9 +34,6 @@ struct LocalOverlay: Sendable {
 
     var isEmpty: Bool { batches.isEmpty }
 
-    /// Every document some pending batch writes.
-    var keys: Dictionary<DocumentKey, [(batch: Int, document: Document?)]>.Keys { shown.keys }
-
     var paths: Set<ResourcePath> { Set(shown.keys.lazy.map(\.path)) }
 
     func contains(_ key: DocumentKey) -> Bool { shown[key] != nil }
@@ -67,11 +64,16 @@ struct LocalOverlay: Sendable {
     mutating func remove(_ id: Int) -> Batch? {
         guard let i = batches.firstIndex(where: { $0.id == id }) else { return nil }
         let batch = batches.remove(at: i)
+        forget(batch)
+        return batch
+    }
+
+    /// Stops showing what `batch` wrote.
+    private mutating func forget(_ batch: Batch) {
         for key in batch.keys where shown[key] != nil {
-            shown[key]?.removeAll { $0.batch == id }
+            shown[key]?.removeAll { $0.batch == batch.id }
             if shown[key]?.isEmpty == true { shown[key] = nil }
         }
-        return batch
     }
 
     /// Stops showing this client's pending writes to `key`: a commit that did not come from
@@ -83,11 +85,12 @@ struct LocalOverlay: Sendable {
     }
 
     /// Removes a batch and every batch older than it (an acknowledgement covers the writes
-    /// issued before: the client's writes commit in order); returns the removed batches.
-    mutating func remove(through id: Int) -> [Batch] {
-        let removed = batches.filter { $0.id <= id }
-        for batch in removed { remove(batch.id) }
-        return removed
+    /// issued before: the client's writes commit in order). Batches are kept in id order, so
+    /// these are a prefix.
+    mutating func remove(through id: Int) {
+        let count = batches.firstIndex { $0.id > id } ?? batches.count
+        for batch in batches[..<count] { forget(batch) }
+        batches.removeFirst(count)
     }
 
     /// `state` with every pending batch applied on top (indexes included), for views that

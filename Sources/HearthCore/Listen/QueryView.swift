@@ -66,17 +66,22 @@ struct QueryView: Sendable {
     // MARK: Applying a commit
 
     /// Applies the ChangeSet entries routed to this target; returns the new snapshot, or nil
-    /// when the result did not change.
-    mutating func apply(_ entries: [ChangeSet.Entry], commitTime: Timestamp, state: DatabaseState) -> ViewSnapshot? {
+    /// when the result did not change. `state` is the state the entries come from; a view
+    /// that must re-run its query reads `rerunState` instead when given (a client's local
+    /// view: the state with its pending writes applied, which costs what they hold to build,
+    /// so it is built only when a re-run needs it).
+    mutating func apply(_ entries: [ChangeSet.Entry], commitTime: Timestamp, state: DatabaseState,
+                        rerunState: (() -> DatabaseState)? = nil) -> ViewSnapshot? {
         let previous = list
         if case .query(let q) = scope, q.query.limit == 0 { return nil }
+        func rerun() -> [ViewEntry] { run(rerunState?() ?? state) }
         guard isIncremental else {
             let matcher = Matcher(scope: scope, state: state)
             let affected = entries.contains { e in
                 e.before.map { matcher.matchesIgnoringCursors($0) } ?? false || e.after.map { matcher.matchesIgnoringCursors($0) } ?? false
             }
             guard affected else { return nil }
-            return snapshot(replacingWith: run(state), previous: previous, commitTime: commitTime)
+            return snapshot(replacingWith: rerun(), previous: previous, commitTime: commitTime)
         }
 
         let matcher = Matcher(scope: scope, state: state)
@@ -107,7 +112,7 @@ struct QueryView: Sendable {
                 boundary = list.last
             } else if list.count < limit && boundary != nil {
                 // Documents beyond the old window may now belong in it.
-                return snapshot(replacingWith: run(state), previous: previous, commitTime: commitTime)
+                return snapshot(replacingWith: rerun(), previous: previous, commitTime: commitTime)
             } else if list.count == limit {
                 // Every match up to the old boundary is in the view, so its last entry is one.
                 boundary = list.last
@@ -196,7 +201,9 @@ struct QueryView: Sendable {
         return (try? NormalizedQuery(candidates, database: q.database)) ?? q
     }
 
-    /// Whether a document belongs to the view's scope and passes its filters.
+    /// Whether a document belongs to the view's scope and passes its filters. It reads no
+    /// other document (a document's own path and fields decide), so the committed state
+    /// serves a client's local view as well.
     private struct Matcher {
         let executor: QueryExecutor?
         let paths: Set<ResourcePath>

@@ -68,6 +68,34 @@ struct LocalOverlayTests {
         #expect(rec.take().isEmpty)
     }
 
+    @Test("a document a re-run brings into a limit window shows its own pending write")
+    func limitRefillMarksPendingDocuments() throws {
+        let db = try makeQueryDatabase((1...4).map { ("c/d\($0)", testFields(["n": .integer(Int64($0))])) })
+        let client = db.registerListenClient()
+        let rec = ListenRecorder()
+        _ = try db.listen(.query(testQuery("c", where: field("n", .lessThan, .integer(10)),
+                                           orderBy: [Ordering(testFieldPath("n"))], limit: 2)), client: client, sink: rec.sink)
+        _ = rec.take()
+        // d3 is written while outside the window: nothing to show yet.
+        _ = db.applyLocally([Write.set(testPath("c/d3"), testFields(["n": .integer(3), "x": .integer(1)]))], client: client)
+        #expect(rec.take().isEmpty)
+        _ = db.applyLocally([Write.set(testPath("c/d1"), testFields(["n": .integer(50)]))], client: client)
+        #expect(rec.take().map(shown) == [["d2:2", "d3:3*"]])
+    }
+
+    @Test("a pending write that changes an equality-filtered field reaches the target of its new value, and its rollback too")
+    func pendingWriteRoutesByItsOwnValue() throws {
+        let db = try makeQueryDatabase([("c/a", testFields(["n": .integer(1)]))])
+        let client = db.registerListenClient()
+        let rec = ListenRecorder()
+        _ = try db.listen(.query(testQuery("c", where: field("n", .equal, .integer(7)))), client: client, sink: rec.sink)
+        #expect(rec.take().map(shown) == [[]])
+        let batch = db.applyLocally([Write.set(testPath("c/a"), testFields(["n": .integer(7)]))], client: client)
+        #expect(rec.take().map(shown) == [["a:7*"]])
+        db.removeLocalBatch(batch, client: client)
+        #expect(rec.take().map(shown) == [[]])
+    }
+
     @Test("a commit by someone else while a batch is pending supersedes it for the documents it changed")
     func remoteCommitUnderPendingBatch() throws {
         let db = try makeQueryDatabase([("c/a", testFields(["n": .integer(1), "m": .integer(1)]))])

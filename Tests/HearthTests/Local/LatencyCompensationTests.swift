@@ -116,6 +116,43 @@ struct LatencyCompensationTests {
         r.remove()
     }
 
+    @Test("a query filtered on the written field sees the local version: pending add, then acknowledged (testQuerySnapshotEvents_forAdd, with an equality filter)")
+    func filteredQuerySeesTheLocalVersion() async throws {
+        let db = localDB()
+        let rooms = db.collection("rooms")
+        try await rooms.document("y").setData(["g": 1])
+        let events = LocalEvents<QuerySnapshot>()
+        let r = rooms.whereField("g", isEqualTo: 2).addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        try await rooms.document("x").setData(["g": 2])
+        try await rooms.document("y").setData(["g": 2])
+        await db.waitUntilIdle()
+        #expect(events.values.map(localShow) == ["", "x{g:2}* P", "x{g:2}", "x{g:2} y{g:2}* P", "x{g:2} y{g:2}"])
+        r.remove()
+    }
+
+    @Test("a rejected write that moved a document into a filtered query: shown there, then rolled back out (write_spec_test.json 'Failed writes are released immediately.', with an equality filter)")
+    func rejectedWriteLeavesTheFilteredQuery() async throws {
+        let admin = localDB()
+        try admin.setRules("""
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{db}/documents {
+            match /c/{id} { allow read: if true; allow write: if request.resource.data.v < 10; }
+          }
+        }
+        """)
+        try await admin.collection("c").document("a").setData(["v": 1])
+        let alice = admin.authenticated(uid: "alice")
+        let events = LocalEvents<QuerySnapshot>()
+        let r = alice.collection("c").whereField("v", isEqualTo: 20).addSnapshotListener(events.add)
+        let failure = await apiCallback { done in alice.collection("c").document("a").setData(["v": 20]) { done($0) } }
+        await alice.waitUntilIdle()
+        #expect((failure as NSError?)?.code == FirestoreErrorCode.permissionDenied.rawValue)
+        #expect(events.values.map(localShow) == ["", "a{v:20}* P", ""])
+        #expect(events.values.dropFirst().map { localChanges($0.documentChanges) } == [["added a -→0"], ["removed a 0→-"]])
+        r.remove()
+    }
+
     // MARK: Batches (FIRWriteBatchTests)
 
     @Test("a batch: one local event with every write, then the acknowledgement (testBatchesCommitAtomicallyRaisingCorrectEvents)")
