@@ -11,14 +11,16 @@ enum HearthCLI {
     }
 
     static let binary: URL? = {
+        // Linux runs the test executable in the build folder; macOS loads a bundle from it
+        // (.build/debug/HearthPackageTests.xctest) into a runner that lives elsewhere.
+        var folders: [URL] = []
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        // Linux runs the test executable in the build folder; macOS a bundle inside it.
         for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("hearth")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folders.append(dir)
             dir = dir.deletingLastPathComponent()
         }
-        return nil
+        folders += Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
+        return folders.map { $0.appendingPathComponent("hearth") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
     /// A scratch folder, removed by the caller.
