@@ -156,6 +156,8 @@ for i, e in enumerate([
     "{'a': 1 && true} == {}", "int(1 && true) == 1", "exists(debug('x'))", "'abc'[0]",
 ]):
     warns(f"{i:03d} {e}", e)
+for e in ["1. == 1", "1.a == 1", "1.e5 == 1", "[1.][0] == 1", "1.0.a == 1", "1.lower() == 'a'"]:
+    warns(f"number then dot {e}", e)
 warns("recursive wildcard as bool", "rest ? true : false", "/c/{rest=**}")
 warns("recursive wildcard compared", "rest == 'a'", "/c/{rest=**}")
 
