@@ -458,53 +458,42 @@ def sustained(attack):
     return run
 
 
-def case_rapid_reset(server):
+def flood(server, frames_of_one_round, rounds, what):
+    """Sends `rounds` rounds of frames on one connection without reading (the server may
+    close it midway); the answer must be GOAWAY ENHANCE_YOUR_CALM, then the close."""
     h = H2(server.port)
     problems = []
     sent = 0
     try:
-        for _ in range(5000):
-            sid = h.open_stream("/google.firestore.v1.Firestore/GetDocument", end=False)
-            h.send(frame(RST_STREAM, 0, sid, struct.pack(">I", 8)))  # CANCEL
+        for _ in range(rounds):
+            h.send(frames_of_one_round(h))
             sent += 1
     except OSError:
         pass  # the server closed the connection: what it should do, checked below
-    frames = h.read_frames(5, until=lambda f: f[0] == GOAWAY)
-    code = goaway_code(frames)
+    code = goaway_code(h.read_frames(5, until=lambda f: f[0] == GOAWAY))
     if code != ENHANCE_YOUR_CALM:
-        problems.append(f"after {sent} HEADERS+RST_STREAM pairs: GOAWAY {code} (want ENHANCE_YOUR_CALM)")
+        problems.append(f"after {sent} {what}: GOAWAY {code} (want ENHANCE_YOUR_CALM)")
     elif not wait_closed(h.sock, 5):
         problems.append("GOAWAY sent but the connection stayed open")
     h.close()
     return problems
 
 
-def flood(server, make, what):
-    h = H2(server.port)
-    problems = []
-    sent = 0
-    try:
-        for _ in range(10_000):
-            h.send(make())
-            sent += 1
-    except OSError:
-        pass
-    frames = h.read_frames(5, until=lambda f: f[0] == GOAWAY)
-    code = goaway_code(frames)
-    if code != ENHANCE_YOUR_CALM:
-        problems.append(f"after {sent} {what} frames: GOAWAY {code} (want ENHANCE_YOUR_CALM)")
-    elif not wait_closed(h.sock, 5):
-        problems.append("GOAWAY sent but the connection stayed open")
-    h.close()
-    return problems
+def case_rapid_reset(server):
+    def request_then_cancel(h):
+        sid = h.next_stream
+        h.next_stream += 2
+        return (frame(HEADERS, 0x4, sid, h.headers_block("/google.firestore.v1.Firestore/GetDocument"))
+                + frame(RST_STREAM, 0, sid, struct.pack(">I", 8)))  # CANCEL
+    return flood(server, request_then_cancel, 5000, "HEADERS+RST_STREAM pairs")
 
 
 def case_settings_flood(server):
-    return flood(server, lambda: settings_frame([(4, 65535)]), "SETTINGS")
+    return flood(server, lambda h: settings_frame([(4, 65535)]), 10_000, "SETTINGS frames")
 
 
 def case_ping_flood(server):
-    return flood(server, lambda: frame(PING, 0, 0, b"hostile!"), "PING")
+    return flood(server, lambda h: frame(PING, 0, 0, b"hostile!"), 10_000, "PING frames")
 
 
 def case_buffered_uploads(server):

@@ -126,6 +126,10 @@ rows = run(query.StructuredQuery(
                 op=query.StructuredQuery.FieldFilter.Operator.IN, value=document.Value(array_value=document.ArrayValue(
                     values=[document.Value(integer_value=3), document.Value(integer_value=5)])))),
         ])),
+    # A cursor names a value per order-by the request writes (the official emulator refuses
+    # one on the implicit __name__ order: "Cursor has too many values."), as the SDKs do.
+    order_by=[query.StructuredQuery.Order(field=query.StructuredQuery.FieldReference(field_path="__name__"),
+                                          direction=query.StructuredQuery.Direction.ASCENDING)],
     start_at=query.Cursor(values=[document.Value(reference_value=f"{ROOT}/nums/n2")], before=True),
     ))
 check("runQuery OR + cursor", [r.document.fields["v"].integer_value for r in rows if r.document.name], [3, 5])

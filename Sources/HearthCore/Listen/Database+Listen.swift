@@ -41,6 +41,11 @@ extension Database {
         hub.unregister(target)
     }
 
+    /// Whether every target has been handed its snapshot of the commit at `readTime` (a
+    /// snapshot's read time): a consumer holding one snapshot of that commit then holds all
+    /// it will get, and need not wait on the commit lock for the rest. Lock-free.
+    public func hasPublished(through readTime: Timestamp) -> Bool { hub.hasPublished(through: readTime) }
+
     /// How many targets are registered.
     public var listenTargetCount: Int { hub.count }
 }

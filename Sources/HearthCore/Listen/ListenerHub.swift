@@ -40,6 +40,8 @@ final class ListenerHub: Sendable {
 
     private let registry = Mutex(Registry())
     private let targetCount = Atomic<Int>(0)
+    /// The commit time (µs) of the last commit whose snapshots have all been handed over.
+    private let publishedThrough = Atomic<Int64>(.min)
 
     /// Whether any target is registered (commits skip building a ChangeSet otherwise).
     var isActive: Bool { targetCount.load(ordering: .acquiring) > 0 }
@@ -224,6 +226,14 @@ final class ListenerHub: Sendable {
             }
             Self.apply(routed, in: &r, commitTime: changes.commitTime, state: changes.state, before: before)
         }
+        publishedThrough.store(changes.commitTime.microseconds, ordering: .releasing)
+    }
+
+    /// Whether the snapshots of the commit at `commitTime` have all been handed to their
+    /// sinks (a consumer holding one of them then has every other one it will get, without
+    /// waiting on the commit lock). Commits publish in commit-time order.
+    func hasPublished(through commitTime: Timestamp) -> Bool {
+        publishedThrough.load(ordering: .acquiring) >= commitTime.microseconds
     }
 
     /// Applies a client's new local batch to its targets' views (the latency-compensated

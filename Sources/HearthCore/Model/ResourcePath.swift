@@ -117,11 +117,13 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Checks every segment as a collection ID or document ID, as the server does on write.
     public func validateSegments() throws(FirestoreError) {
-        for s in segments { try Self.validateID(s) }
+        for (i, s) in segments.enumerated() { try Self.validateID(s, collection: i % 2 == 0) }
     }
 
-    /// Checked on every write's path, so on the UTF-8 bytes: no `String` comparisons.
-    public static func validateID(_ id: String) throws(FirestoreError) {
+    /// Checked on every write's path, so on the UTF-8 bytes: no `String` comparisons. The
+    /// texts are the official emulator's, which name a collection id and a document id
+    /// ("resource id") apart.
+    public static func validateID(_ id: String, collection: Bool = false) throws(FirestoreError) {
         enum Problem { case none, empty, tooLong, slash, reserved, maybeReserved }
         var id = id
         let problem = id.withUTF8 { b -> Problem in
@@ -136,15 +138,18 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
             }
             return .none
         }
+        let what = collection ? "Collection id" : "Resource id"
         switch problem {
         case .none: return
-        case .empty: throw .invalidArgument("Resource id must not be empty.")
+        case .empty: throw .invalidArgument("\(what) must not be empty.")
         case .tooLong:
-            throw .invalidArgument("Resource id \"\(truncatedForMessage(id))\" is invalid because it is longer than 1500 bytes.")
-        case .slash: throw .invalidArgument("Resource id \"\(id)\" is invalid because it contains \"/\".")
-        case .reserved: throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.")
+            // The emulator's (Datastore's) words: a collection id is a key's "kind", a
+            // document id its "name".
+            throw .invalidArgument("The key path element \(collection ? "kind" : "name") is longer than 1500 bytes.")
+        case .slash: throw .invalidArgument("\(what) \"\(id)\" is invalid because it contains \"/\".")
+        case .reserved: throw .invalidArgument("\(what) \"\(id)\" is invalid because it is reserved.")
         case .maybeReserved:
-            if numericID(id) == nil { throw .invalidArgument("Resource id \"\(id)\" is invalid because it is reserved.") }
+            if numericID(id) == nil { throw .invalidArgument("\(what) \"\(id)\" is invalid because it is reserved.") }
         }
     }
 

@@ -166,17 +166,16 @@ public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { database.resourceName(path) }
 
-    /// Parses `projects/p/databases/d/documents/c/id…`.
+    /// Parses `projects/p/databases/d/documents/c/id…` (a request's document name: its ids
+    /// are checked where the document is read or written).
     public static func parse(_ name: String) throws(FirestoreError) -> DocumentName {
-        let parts = ResourcePath.slashSeparated(name)
-        guard parts.count >= 5, parts[0] == "projects", parts[2] == "databases", parts[4] == "documents",
-              !parts[1].isEmpty, !parts[3].isEmpty else {
-            throw .invalidArgument("Invalid resource name: \"\(name)\"")
-        }
-        let path = ResourcePath(segments: Array(parts[5...]))
-        guard path.isDocument, !path.segments.contains("") else {
-            throw .invalidArgument("Invalid resource name: \"\(name)\"; the path must name a document")
-        }
-        return DocumentName(database: DatabaseID(project: parts[1], database: parts[3]), path: path)
+        let (database, path) = try ResourceName.parse(name, as: .document)
+        return DocumentName(database: database, path: path)
+    }
+
+    /// Parses a reference value: a document name whose ids are checked here.
+    public static func parseReference(_ name: String) throws(FirestoreError) -> DocumentName {
+        let (database, path) = try ResourceName.parse(name, as: .reference)
+        return DocumentName(database: database, path: path)
     }
 }

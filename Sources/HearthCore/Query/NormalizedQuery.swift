@@ -37,14 +37,7 @@ public final class NormalizedQuery: Sendable {
     public init(_ query: StructuredQuery, database: DatabaseID, aggregatedFields: [FieldPath] = []) throws(FirestoreError) {
         self.query = query
         self.database = database
-        if query.collectionID.utf8.contains(UInt8(ascii: "/")) {
-            throw .invalidArgument("Collection id \"\(query.collectionID)\" is invalid because it contains \"/\".")
-        }
-        if !query.collectionID.isEmpty {
-            do { try ResourcePath.validateID(query.collectionID) } catch {
-                throw .invalidArgument(error.message.replacingOccurrences(of: "Resource id", with: "Collection id"))
-            }
-        }
+        if !query.collectionID.isEmpty { try ResourcePath.validateID(query.collectionID, collection: true) }
         if query.offset < 0 { throw .invalidArgument("offset must be non-negative, got \(query.offset).") }
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit must be non-negative, got \(limit).") }
 

@@ -14,6 +14,8 @@ struct Checker {
     /// Calls from each user function (for recursion) and whether a function is used.
     private var callGraph: [Int: Set<Int>] = [:]
     private var used = Set<Int>()
+    /// Identifiers naming a `{name=**}` wildcard (a path; other wildcards are strings).
+    private var pathWildcards = Set<Int>()
 
     init(file: RulesFile, fileName: String) {
         self.file = file
@@ -26,6 +28,8 @@ struct Checker {
         /// Function tables, outermost first.
         var functionTables: [[String: Int]]
         var wildcards: Set<String>
+        /// The `{name=**}` ones: bound to a path, the others to a string.
+        var recursiveWildcards: Set<String> = []
         var locals: [String: Int] = [:]
         var currentFunction: Int?
     }
@@ -49,6 +53,11 @@ struct Checker {
         resolveFunctions(file.functions, table: global, scope: scope)
         for m in file.matches { walk(m, prefix: [], scope: &scope, depth: 1, insideGlob: false) }
         checkRecursion()
+        var types = TypeCheck(names: names, calls: calls, pathWildcards: pathWildcards)
+        for m in flatMatches { for allow in m.allows { if let c = allow.condition { types.checkCondition(c) } } }
+        for d in types.diagnostics {
+            diagnostics.append(RulesDiagnostic(.warning, file: fileName, at: d.location, d.message, endOffset: d.endOffset))
+        }
         for (i, f) in functions.enumerated() where !used.contains(i) {
             warning(f.declaration.nameLocation, "Unused function: \(f.declaration.name).")
         }
@@ -97,7 +106,7 @@ struct Checker {
                 warning(d.parameterLocations[i], "Unused variable: \(p).")
             }
             for (i, l) in d.lets.enumerated() where !reads.contains(d.parameters.count + i) {
-                warning(l.location, "Unused variable: \(l.name).")
+                warning(l.nameLocation, "Unused variable: \(l.name).")
             }
         }
     }
@@ -144,7 +153,10 @@ struct Checker {
         if segments.count > 100 { error(m.location, "More than 100 path segments in a match path.") }
 
         var inner = scope
-        for s in m.segments { if let v = s.variable { inner.wildcards.insert(v) } }
+        for s in m.segments {
+            if let v = s.variable { inner.wildcards.insert(v) }
+            if case .recursive(let v) = s { inner.recursiveWildcards.insert(v) } else if let v = s.variable { inner.recursiveWildcards.remove(v) }
+        }
         let table = declare(m.functions)
         inner.functionTables.append(table)
         resolveFunctions(m.functions, table: table, scope: inner)
@@ -166,7 +178,10 @@ struct Checker {
         switch e.kind {
         case .identifier(let name):
             if let i = scope.locals[name] { names[e.id] = .local(i) }
-            else if scope.wildcards.contains(name) { names[e.id] = .wildcard(name) }
+            else if scope.wildcards.contains(name) {
+                names[e.id] = .wildcard(name)
+                if scope.recursiveWildcards.contains(name) { pathWildcards.insert(e.id) }
+            }
             else if name == "request" { names[e.id] = .request }
             else if name == "resource" { names[e.id] = .resource }
             else if let ns = BuiltinNamespace(rawValue: name) { names[e.id] = .namespace(ns) }
@@ -197,9 +212,9 @@ struct Checker {
             resolve(receiver, &scope)
             for a in args { resolve(a, &scope) }
             if case .namespace(let ns)? = names[receiver.id] {
-                if !Builtins.namespaceFunctionExists(ns, name) { warning(e.location, "Invalid function name: \(ns.rawValue).\(name).") }
+                if !Builtins.namespaceFunctionExists(ns, name) { warning(e.focus, "Invalid function name: \(ns.rawValue).\(name).") }
             } else if !Builtins.methodNames.contains(name) {
-                warning(e.location, "Invalid function name: \(name).")
+                warning(e.focus, "Invalid function name: \(name).")
             }
             // A literal pattern passed to matches/split must compile (production checks it).
             if name == "matches" || name == "split", args.count == 1, case .string(let pattern) = args[0].kind,

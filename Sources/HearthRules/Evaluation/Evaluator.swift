@@ -189,7 +189,7 @@ struct Evaluator {
         case .ternary(let c, let a, let b):
             let cond = try eval(c, &frame)
             guard case .bool(let flag) = cond else {
-                throw RulesError("Unsupported operation error. Received: \(cond.typeName) ? … : …. Expected: bool ? … : ….")
+                throw RulesError("Type error. Received: [\(cond.typeName)] Expected: [bool].")
             }
             return try eval(flag ? a : b, &frame)
         case .isType(let operand, let type):

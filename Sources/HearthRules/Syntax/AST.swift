@@ -8,6 +8,12 @@ public final class Expr: Sendable {
     /// Byte offset just past the expression's last token (for coverage spans).
     public let endOffset: Int
     public let kind: Kind
+    /// The token the official emulator names when it reports on this node (its compile-time
+    /// type warnings): the operator of a unary or binary node, the name of a call or method,
+    /// else the node's first token — its outermost opening parenthesis, if any.
+    public let focus: SourceLocation
+    /// The offset of the focus token's last byte.
+    public let focusEnd: Int
     /// Where each pair of parentheses around this expression opens, outermost first.
     /// Production counts a parenthesised group as one level of nesting (`ExpressionLimits`).
     public let parentheses: [SourceLocation]
@@ -19,12 +25,15 @@ public final class Expr: Sendable {
     /// parent's level (`a.b.c` is not deep; `a + (b + c)` is).
     let nesting: Int32
 
-    init(id: Int, location: SourceLocation, endOffset: Int, kind: Kind, parentheses: [SourceLocation] = []) {
+    init(id: Int, location: SourceLocation, endOffset: Int, kind: Kind, parentheses: [SourceLocation] = [],
+         focus: SourceLocation? = nil, focusEnd: Int? = nil) {
         self.id = id
         self.location = location
         self.endOffset = endOffset
         self.kind = kind
         self.parentheses = parentheses
+        self.focus = focus ?? location
+        self.focusEnd = focusEnd ?? (focus ?? location).offset
         var height: Int32 = 0
         var nesting: Int32 = 0
         Self.forEachChild(kind) { child, isReceiver in
@@ -41,7 +50,14 @@ public final class Expr: Sendable {
 
     /// The same expression inside one more pair of parentheses, opening at `location`.
     func parenthesized(at location: SourceLocation) -> Expr {
-        Expr(id: id, location: self.location, endOffset: endOffset, kind: kind, parentheses: [location] + parentheses)
+        // An operator stays the focus; anything else is named by its parenthesis.
+        let keepsFocus: Bool
+        switch kind {
+        case .unary, .binary, .and, .or, .method, .isType: keepsFocus = true
+        default: keepsFocus = false
+        }
+        return Expr(id: id, location: self.location, endOffset: endOffset, kind: kind, parentheses: [location] + parentheses,
+                    focus: keepsFocus ? focus : location, focusEnd: keepsFocus ? focusEnd : location.offset)
     }
 
     /// Calls `body` on each direct sub-expression, saying whether it is a receiver.
@@ -132,7 +148,10 @@ public struct AllowStatement: Sendable {
 public struct LetBinding: Sendable {
     public let name: String
     public let value: Expr
+    /// Where `let` is written.
     public let location: SourceLocation
+    /// Where the name is written (the emulator reports an unused one there).
+    public let nameLocation: SourceLocation
 }
 
 public struct FunctionDeclaration: Sendable {

@@ -67,11 +67,21 @@ struct Parser {
     }
 
     /// The official emulator names only the token it did not expect (what was expected is
-    /// left to the reader, as there).
+    /// left to the reader, as there; the end of the file is `<EOF>`).
     private func unexpected(_ expected: String) -> SyntaxError {
         let t = current
-        if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected end of file; expected \(expected).") }
+        if t.kind == .eof { return SyntaxError(location: t.location, message: "Unexpected '<EOF>'.") }
         return SyntaxError(location: t.location, message: "Unexpected '\(t.text)'.", endOffset: t.end - 1)
+    }
+
+    /// The file's first declaration is missing: the emulator's parser generator says which
+    /// keywords could start one (`rules_version` only while it may still come).
+    private func mismatchedFirstDeclaration(versionDeclared: Bool) -> SyntaxError {
+        let t = current
+        let text = t.kind == .eof ? "<EOF>" : t.text
+        let expected = ["'function'", "'import'", "'service'"] + (versionDeclared ? [] : ["'rules_version'"])
+        return SyntaxError(location: t.location, message: "mismatched input '\(text)' expecting {\(expected.joined(separator: ", "))}",
+                           endOffset: t.kind == .eof ? nil : t.end - 1)
     }
 
     private mutating func expectSymbol(_ s: String, _ what: String? = nil) throws(SyntaxError) -> Token {
@@ -123,6 +133,7 @@ struct Parser {
             throw SyntaxError(location: current.location, message: "rules_version must be the first declaration in the file.")
         }
         guard current.isIdentifier("service") else {
+            if functions.isEmpty { throw mismatchedFirstDeclaration(versionDeclared: hasVersion) }
             throw unexpected("'function', 'service' or 'rules_version'")
         }
         let serviceLocation = advance().location
@@ -256,13 +267,14 @@ struct Parser {
         var lets: [LetBinding] = []
         while current.isIdentifier("let") {
             let letLoc = advance().location
+            let nameLoc = current.location
             let n = try expectIdentifier("a variable name")
             _ = try expectSymbol("=")
             let value = try parseTopExpression()
             guard acceptSymbol(";") else {
                 throw SyntaxError(location: current.location, message: "missing ';' at '\(current.text)'")
             }
-            lets.append(LetBinding(name: n, value: value, location: letLoc))
+            lets.append(LetBinding(name: n, value: value, location: letLoc, nameLocation: nameLoc))
         }
         guard current.isIdentifier("return") else { throw unexpected("'let' or 'return'") }
         _ = advance()
@@ -277,10 +289,11 @@ struct Parser {
 
     /// A new node. Refuses one taller than `ExpressionLimits.maxHeight`, so no tree is ever
     /// deeper than what the walks over it (and its release) can afford in stack.
-    private mutating func make(_ kind: Expr.Kind, _ location: SourceLocation) throws(SyntaxError) -> Expr {
+    private mutating func make(_ kind: Expr.Kind, _ location: SourceLocation, focus: Token? = nil) throws(SyntaxError) -> Expr {
         defer { nextID += 1 }
         let end = position > 0 ? tokens[position - 1].end : 0
-        let e = Expr(id: nextID, location: location, endOffset: end, kind: kind)
+        let e = Expr(id: nextID, location: location, endOffset: end, kind: kind,
+                     focus: focus?.location, focusEnd: focus.map { $0.end - 1 })
         if e.height > ExpressionLimits.maxHeight {
             throw SyntaxError(location: current.location, message: ExpressionLimits.message)
         }
@@ -310,9 +323,9 @@ struct Parser {
     private mutating func parseOr() throws(SyntaxError) -> Expr {
         var left = try parseAnd()
         while current.isSymbol("||") {
-            _ = advance()
+            let op = advance()
             let right = try parseAnd()
-            left = try make(.or(left, right), left.start)
+            left = try make(.or(left, right), left.start, focus: op)
         }
         return left
     }
@@ -320,9 +333,9 @@ struct Parser {
     private mutating func parseAnd() throws(SyntaxError) -> Expr {
         var left = try parseIn()
         while current.isSymbol("&&") {
-            _ = advance()
+            let op = advance()
             let right = try parseIn()
-            left = try make(.and(left, right), left.start)
+            left = try make(.and(left, right), left.start, focus: op)
         }
         return left
     }
@@ -330,9 +343,9 @@ struct Parser {
     private mutating func parseIn() throws(SyntaxError) -> Expr {
         var left = try parseEquality()
         while current.isIdentifier("in") {
-            _ = advance()
+            let token = advance()
             let right = try parseEquality()
-            left = try make(.binary(.in, left, right), left.start)
+            left = try make(.binary(.in, left, right), left.start, focus: token)
         }
         return left
     }
@@ -344,20 +357,20 @@ struct Parser {
         var left = try parseRelational()
         while true {
             if current.isIdentifier("is") {
-                _ = advance()
+                let token = advance()
                 let loc = current.location
                 let name = try expectIdentifier("a type name")
                 guard let type = TypeName(rawValue: name) else {
                     throw SyntaxError(location: loc, message: "Unknown type '\(name)'; expected one of \(TypeName.allCases.map(\.rawValue).joined(separator: ", ")).")
                 }
-                left = try make(.isType(left, type), left.start)
+                left = try make(.isType(left, type), left.start, focus: token)
                 continue
             }
             let op: Expr.BinaryOp
             if current.isSymbol("==") { op = .equal } else if current.isSymbol("!=") { op = .notEqual } else { return left }
-            _ = advance()
+            let token = advance()
             let right = try parseRelational()
-            left = try make(.binary(op, left, right), left.start)
+            left = try make(.binary(op, left, right), left.start, focus: token)
         }
     }
 
@@ -368,9 +381,9 @@ struct Parser {
             if current.isSymbol("<") { op = .less } else if current.isSymbol("<=") { op = .lessEqual }
             else if current.isSymbol(">") { op = .greater } else if current.isSymbol(">=") { op = .greaterEqual }
             else { return left }
-            _ = advance()
+            let token = advance()
             let right = try parseAdditive()
-            left = try make(.binary(op, left, right), left.start)
+            left = try make(.binary(op, left, right), left.start, focus: token)
         }
     }
 
@@ -379,9 +392,9 @@ struct Parser {
         while true {
             let op: Expr.BinaryOp
             if current.isSymbol("+") { op = .add } else if current.isSymbol("-") { op = .subtract } else { break }
-            _ = advance()
+            let token = advance()
             let right = try parseMultiplicative()
-            left = try make(.binary(op, left, right), left.start)
+            left = try make(.binary(op, left, right), left.start, focus: token)
         }
         if current.isSymbol("++") || current.isSymbol("--") {
             throw SyntaxError(location: current.location, message: "Increment (++) and decrement (--) operators are not supported.")
@@ -395,9 +408,9 @@ struct Parser {
             let op: Expr.BinaryOp
             if current.isSymbol("*") { op = .multiply } else if current.isSymbol("/") { op = .divide }
             else if current.isSymbol("%") { op = .remainder } else { break }
-            _ = advance()
+            let token = advance()
             let right = try parseUnary()
-            left = try make(.binary(op, left, right), left.start)
+            left = try make(.binary(op, left, right), left.start, focus: token)
         }
         // `a /b`: production lexes `/b` as a path, so a division needs a space after '/'.
         if isPathSegmentToken(current) {
@@ -414,9 +427,10 @@ struct Parser {
         if current.isSymbol("++") || current.isSymbol("--") {
             throw SyntaxError(location: loc, message: "Increment (++) and decrement (--) operators are not supported.")
         }
+        let operatorToken = current
         if acceptSymbol("!") {
             let operand = try parseUnary()
-            return try make(.unary(.not, operand), loc)
+            return try make(.unary(.not, operand), loc, focus: operatorToken)
         }
         if acceptSymbol("-") {
             // Production rejects a negation of a negation written without parentheses.
@@ -424,10 +438,10 @@ struct Parser {
             // Fold `-literal` so Int64.min is expressible.
             if case .int(let v) = current.kind, !isPostfixFollowing(1) {
                 _ = advance()
-                return try make(.int(v == .min ? .min : -v), loc)
+                return try make(.int(v == .min ? .min : -v), loc, focus: operatorToken)
             }
             let operand = try parseUnary()
-            return try make(.unary(.negate, operand), loc)
+            return try make(.unary(.negate, operand), loc, focus: operatorToken)
         }
         return try parsePostfix()
     }
@@ -451,12 +465,13 @@ struct Parser {
         var expr = try parsePrimary()
         while true {
             if acceptSymbol(".") {
+                let nameToken = current
                 let name = try expectIdentifier("a field or method name")
                 if acceptSymbol("(") {
                     let args = try parseArguments()
-                    expr = try make(.method(expr, name, args), expr.start)
+                    expr = try make(.method(expr, name, args), expr.start, focus: nameToken)
                 } else {
-                    expr = try make(.member(expr, name), expr.start)
+                    expr = try make(.member(expr, name), expr.start, focus: nameToken)
                 }
             } else if acceptSymbol("[") {
                 let index = try parseExpression()
@@ -483,30 +498,30 @@ struct Parser {
         case .int(let v):
             if v == .min { throw SyntaxError(location: loc, message: "Integer literal out of range: 9223372036854775808.") }
             _ = advance()
-            return try make(.int(v), loc)
+            return try make(.int(v), loc, focus: t)
         case .float(let d):
             _ = advance()
-            return try make(.float(d), loc)
+            return try make(.float(d), loc, focus: t)
         case .string(let s):
             _ = advance()
-            return try make(.string(s), loc)
+            return try make(.string(s), loc, focus: t)
         case .bytes(let b):
             _ = advance()
-            return try make(.bytes(b), loc)
+            return try make(.bytes(b), loc, focus: t)
         case .identifier(let name):
             switch name {
-            case "true": _ = advance(); return try make(.bool(true), loc)
-            case "false": _ = advance(); return try make(.bool(false), loc)
-            case "null": _ = advance(); return try make(.null, loc)
+            case "true": _ = advance(); return try make(.bool(true), loc, focus: t)
+            case "false": _ = advance(); return try make(.bool(false), loc, focus: t)
+            case "null": _ = advance(); return try make(.null, loc, focus: t)
             default: break
             }
             if Self.reserved.contains(name) { throw unexpected("an expression") }
             _ = advance()
             if acceptSymbol("(") {
                 let args = try parseArguments()
-                return try make(.call(name, args), loc)
+                return try make(.call(name, args), loc, focus: t)
             }
-            return try make(.identifier(name), loc)
+            return try make(.identifier(name), loc, focus: t)
         case .symbol(let s):
             if s == "(" {
                 _ = advance()
@@ -555,12 +570,13 @@ struct Parser {
 
     /// `/a/(default)/$(expr)/{name}` — segments must touch: whitespace ends the literal.
     private mutating func parsePathLiteral() throws(SyntaxError) -> Expr {
-        let loc = current.location
+        let first = current
+        let loc = first.location
         var parts: [Expr.PathPart] = []
-        var first = true
+        var isFirst = true
         while true {
             let t = current
-            if !first && t.spaceBefore { break }
+            if !isFirst && t.spaceBefore { break }
             if isPathSegmentToken(t), case .symbol(let s) = t.kind {
                 parts.append(.literal(String(s.dropFirst())))
                 _ = advance()
@@ -579,8 +595,8 @@ struct Parser {
             } else {
                 break
             }
-            first = false
+            isFirst = false
         }
-        return try make(.path(parts), loc)
+        return try make(.path(parts), loc, focus: first)
     }
 }

@@ -64,7 +64,7 @@ struct ConsoleAPI {
 
     private func database(_ params: QueryParameters) throws(FirestoreError) -> DatabaseID {
         guard let name = params.first("database") else { throw .invalidArgument("The database parameter is required (projects/{p}/databases/{d}).") }
-        return try ResourceNameFields.database(name, field: "database")
+        return try ResourceNameFields.database(name)
     }
 
     private func path(_ params: QueryParameters, _ name: String) throws(FirestoreError) -> ResourcePath {

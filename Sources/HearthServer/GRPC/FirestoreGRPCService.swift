@@ -89,7 +89,7 @@ struct FirestoreRPCs: Sendable {
 
     func getDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeGet(bytes)
-        let (database, path) = try ResourceNameFields.document(req.name, field: "name")
+        let (database, path) = try ResourceNameFields.document(req.name)
         var transaction: TransactionID?, readTime: Timestamp?
         switch req.consistency {
         case .transaction(let t): transaction = t
@@ -104,7 +104,7 @@ struct FirestoreRPCs: Sendable {
 
     func createDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeCreate(bytes)
-        let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
+        let (database, parent) = try ResourceNameFields.parent(req.parent)
         guard !req.collectionID.isEmpty else { throw .invalidArgument("collection_id is required.") }
         guard let document = req.document else { throw .invalidArgument("document is required.") }
         guard document.name.isEmpty else {
@@ -119,7 +119,7 @@ struct FirestoreRPCs: Sendable {
     func updateDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeUpdate(bytes)
         guard let document = req.document else { throw .invalidArgument("document is required.") }
-        let (database, path) = try ResourceNameFields.document(document.name, field: "document.name")
+        let (database, path) = try ResourceNameFields.document(document.name)
         let doc = try service(database, call).update(path, fields: document.fields, updateMask: req.updateMask, precondition: req.precondition)
         var w = ProtoWriter()
         DocumentMessage.encode(doc, database: database, mask: req.mask, into: &w)
@@ -128,7 +128,7 @@ struct FirestoreRPCs: Sendable {
 
     func deleteDocument(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let (name, precondition) = try DocumentRequestMessages.decodeDelete(bytes)
-        let (database, path) = try ResourceNameFields.document(name, field: "name")
+        let (database, path) = try ResourceNameFields.document(name)
         try service(database, call).delete(path, precondition: precondition)
         try call.send([])
     }
@@ -137,7 +137,7 @@ struct FirestoreRPCs: Sendable {
 
     func listDocuments(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeList(bytes)
-        let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
+        let (database, parent) = try ResourceNameFields.parent(req.parent)
         let collection: ResourcePath
         if req.collectionID.isEmpty {
             // Every root collection, as REST's `documents/` lists them.
@@ -161,7 +161,7 @@ struct FirestoreRPCs: Sendable {
 
     func listCollectionIds(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try DocumentRequestMessages.decodeListCollectionIds(bytes)
-        let (database, parent) = try ResourceNameFields.parent(req.parent, field: "parent")
+        let (database, parent) = try ResourceNameFields.parent(req.parent)
         let (ids, next) = try service(database, call).listCollectionIds(parent: parent, pageSize: Int(req.pageSize),
                                                                           pageToken: req.pageToken, readTime: req.readTime)
         try call.send(DocumentRequestMessages.encodeListCollectionIdsResponse(ids, nextPageToken: next))
@@ -171,10 +171,10 @@ struct FirestoreRPCs: Sendable {
 
     func batchGetDocuments(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try ReadRequestMessages.decodeBatchGet(bytes)
-        let database = try ResourceNameFields.database(req.database, field: "database")
+        let database = try ResourceNameFields.database(req.database)
         var paths: [ResourcePath] = []
         for (i, name) in req.documents.enumerated() {
-            let (db, path) = try ResourceNameFields.document(name, field: "documents[\(i)]")
+            let (db, path) = try ResourceNameFields.document(name)
             guard db == database else {
                 throw .invalidArgument("Document \"\(name)\" (in documents[\(i)]) is not in the request's database \"\(database.name)\".")
             }
@@ -189,7 +189,7 @@ struct FirestoreRPCs: Sendable {
 
     func beginTransaction(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try TransactionMessages.decodeBegin(bytes)
-        let database = try ResourceNameFields.database(req.database, field: "database")
+        let database = try ResourceNameFields.database(req.database)
         let id = try service(database, call).begin(req.mode)
         try call.send(TransactionMessages.encodeBeginResponse(id))
     }
@@ -202,7 +202,7 @@ struct FirestoreRPCs: Sendable {
 
     func rollback(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let (name, transaction) = try TransactionMessages.decodeRollback(bytes)
-        let database = try ResourceNameFields.database(name, field: "database")
+        let database = try ResourceNameFields.database(name)
         try service(database, call).rollback(transaction)
         try call.send([])
     }

@@ -37,6 +37,24 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             case .request, .inputEnded, .cancelled: false
             }
         }
+
+        /// The read time of a snapshot.
+        var readTime: Timestamp? {
+            switch self {
+            case .snapshot(_, _, let s), .resync(_, _, let s): s.readTime
+            case .request, .inputEnded, .cancelled: nil
+            }
+        }
+
+        /// Work that may take long (a request may run a query; a new target's result and a
+        /// resync send whole results), done on a worker rather than the event loop.
+        var needsWorker: Bool {
+            switch self {
+            case .request, .resync: true
+            case .snapshot(_, _, let s): s.isInitial
+            case .inputEnded, .cancelled: false
+            }
+        }
     }
 
     /// Queued events beyond which a target's pending changes are collapsed into one resync.
@@ -96,14 +114,16 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     func cancelled() { enqueue(.cancelled) }
 
     private func enqueue(_ event: Event) {
-        if events.append(event) { schedule() }
+        if events.append(event) {
+            if case .request = event { schedule() } else { call.onEventLoop { [self] in drain(onLoop: true) } }
+        }
     }
 
     /// Runs the next batches on the worker pool. A full pool ends the call
     /// (RESOURCE_EXHAUSTED); the targets are then released on the event loop, never on the
     /// engine's thread that may be handing over a snapshot under its lock.
-    private func schedule() {
-        if !call.runWorker({ [self] in drain() }) {
+    private func schedule(taken: [Event]? = nil) {
+        if !call.runWorker({ [self] in drain(taken: taken) }) {
             call.onEventLoop { [self] in
                 finished = true
                 stopAll()
@@ -117,7 +137,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     /// targets rather than growing with every commit.
     private func enqueue(snapshot: ViewSnapshot, target id: Int32, generation: Int) {
         if events.append(.snapshot(target: id, generation: generation, snapshot), limit: Self.maxQueuedEvents, compact: Self.collapse) {
-            schedule()
+            // A commit's change is a few messages: sent from the stream's event loop, with
+            // its connection's other streams' in one write, rather than a worker each.
+            call.onEventLoop { [self] in drain(onLoop: true) }
         }
     }
 
@@ -204,30 +226,50 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     /// Handles what is queued, batch by batch, until nothing is (the session goes idle) or
     /// the client is behind (it resumes when the client has read): first what is pending
-    /// for the client, then the next events.
-    private func drain() {
+    /// for the client, then the next events (`taken`: a batch already taken from the
+    /// mailbox). On the event loop (`onLoop`) only the changes of commits are handled —
+    /// they never wait; a batch with a request, a new target's result or a resync is
+    /// handed to the worker pool, and so is the rest of the session's work from there.
+    private func drain(onLoop: Bool = false, taken: [Event]? = nil) {
+        var taken = taken
         while !finished {
-            do throws(FirestoreError) {
-                guard try pump() else {
-                    call.flush()
+            if taken == nil {
+                do throws(FirestoreError) {
+                    guard try pump() else {
+                        call.flush()
+                        call.whenWritable { [self] in schedule() }
+                        return
+                    }
+                } catch {
+                    finished = true
+                    call.finish(error)
+                    break
+                }
+                guard call.isWritable else {
                     call.whenWritable { [self] in schedule() }
                     return
                 }
-            } catch {
-                finished = true
-                call.finish(error)
-                break
             }
-            guard call.isWritable else {
-                call.whenWritable { [self] in schedule() }
+            guard var batch = taken ?? events.take() else { return }
+            taken = nil
+            if onLoop && batch.contains(where: \.needsWorker) {
+                schedule(taken: batch)
                 return
             }
-            guard var batch = events.take() else { return }
-            if let database, batch.contains(where: \.isSnapshot) {
-                // The engine publishes a commit's snapshots under its lock: taking it once
-                // waits out a commit still handing them over, so its targets' changes
-                // share one NO_CHANGE.
-                _ = state.database(database).state()
+            if let database, targets.count > 1, let latest = batch.last(where: \.isSnapshot)?.readTime {
+                // The engine publishes a commit's snapshots under its lock, one target after
+                // the other: with more than one target, the others' changes of that commit
+                // go out before its one NO_CHANGE. Once the commit is published they are
+                // all queued; before, taking the lock waits out the publication (on a
+                // worker: the event loop hands the batch over rather than wait).
+                let db = state.database(database)
+                if !db.hasPublished(through: latest) {
+                    if onLoop {
+                        schedule(taken: batch)
+                        return
+                    }
+                    _ = db.state()
+                }
                 batch += events.drain()
             }
             do throws(FirestoreError) {
@@ -300,7 +342,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     // MARK: Requests
 
     private func handle(_ request: ListenMessages.Request) throws(FirestoreError) {
-        let requested = try ResourceNameFields.database(request.database, field: "database")
+        let requested = try ResourceNameFields.database(request.database)
         if let database {
             guard requested == database else {
                 throw .invalidArgument("All requests of a Listen stream must name the same database (\(database.name)), got \(request.database).")
@@ -329,7 +371,15 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     private func add(_ spec: ListenMessages.TargetRequest, database: DatabaseID) throws(FirestoreError) {
         let id = spec.targetID != 0 ? spec.targetID : (targets.keys.max() ?? 0) + 1
-        guard targets[id] == nil else { throw .invalidArgument("Target ID \(id) is already in use on this stream.") }
+        if let existing = targets.removeValue(forKey: id) {
+            // As production answers a target id already in use (Firebase clients report it
+            // as "already-exists: Target ID already exists: 2"): the id's target is removed
+            // with that cause, and the stream goes on.
+            state.database(database).stopListening(existing.registration)
+            state.streams.update(streamID) { $0.targets[id] = nil }
+            try emit(codec.targetChange(.remove, targetIDs: [id], cause: FirestoreError(.alreadyExists, "Target ID already exists: \(id)")))
+            return
+        }
         let db = state.database(database)
         let generation = nextGeneration
         nextGeneration += 1

@@ -114,7 +114,7 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
             // The handshake.
             // The official emulator's checks and texts.
             guard !request.database.isEmpty else { throw .invalidArgument("'database' must be set on an initial write request.") }
-            let database = try ResourceNameFields.database(request.database, field: "database")
+            let database = try ResourceNameFields.database(request.database)
             guard request.writes.isEmpty else { throw .invalidArgument("'writes' must not be set on an initial write request.") }
             guard request.streamID.isEmpty else { throw .invalidArgument("Resuming streams is not supported, do not set stream ID.") }
             let auth = try AuthContext.parse(call.authorization)
@@ -125,7 +125,7 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         }
         let database = service.database
         if !request.database.isEmpty {
-            guard try ResourceNameFields.database(request.database, field: "database") == database else {
+            guard try ResourceNameFields.database(request.database) == database else {
                 throw .invalidArgument("All requests of a Write stream must name the same database (\(database.name)), got \(request.database).")
             }
         }

@@ -16,7 +16,7 @@ enum BatchWriteMessages {
             default: try r.skip(key)
             }
         }
-        let db = try ResourceNameFields.database(database, field: "database")
+        let db = try ResourceNameFields.database(database)
         return (db, try TransactionMessages.decodeWrites(writeReaders, database: db))
     }
 

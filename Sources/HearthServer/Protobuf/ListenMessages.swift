@@ -109,8 +109,8 @@ enum ListenMessages {
         case .documents(let names)?:
             guard !names.isEmpty else { throw .invalidArgument("A documents target needs at least one document name.") }
             var paths: [ResourcePath] = []
-            for (i, name) in names.enumerated() {
-                let (db, path) = try ResourceNameFields.document(name, field: "documents[\(i)]")
+            for name in names {
+                let (db, path) = try ResourceNameFields.document(name)
                 guard db == database else {
                     throw .invalidArgument("Document \"\(name)\" is not in the request's database \"\(database.name)\".")
                 }
@@ -118,7 +118,7 @@ enum ListenMessages {
             }
             return .documents(paths)
         case .query(let parent, let bytes)?:
-            let (db, parentPath) = try ResourceNameFields.parent(parent, field: "parent")
+            let (db, parentPath) = try ResourceNameFields.parent(parent)
             guard db == database else {
                 throw .invalidArgument("Query parent \"\(parent)\" is not in the request's database \"\(database.name)\".")
             }

@@ -34,7 +34,7 @@ enum PipelineMessages {
             default: try r.skip(key)
             }
         }
-        let db = try ResourceNameFields.database(database, field: "database")
+        let db = try ResourceNameFields.database(database)
         guard let pipeline else { throw .invalidArgument("executePipeline needs a structured_pipeline.") }
         return Request(database: db, pipeline: pipeline, consistency: consistency)
     }

@@ -79,7 +79,7 @@ enum ReadRequestMessages {
             default: try r.skip(key)
             }
         }
-        let (database, parentPath) = try ResourceNameFields.parent(parent, field: "parent")
+        let (database, parentPath) = try ResourceNameFields.parent(parent)
         guard var sub = queryReader else {
             throw .onlyStructuredQueries
         }
@@ -129,7 +129,7 @@ enum ReadRequestMessages {
             default: try r.skip(key)
             }
         }
-        let (database, parentPath) = try ResourceNameFields.parent(parent, field: "parent")
+        let (database, parentPath) = try ResourceNameFields.parent(parent)
         var query: StructuredQuery?
         if var sub = queryReader { query = try StructuredQueryMessage.decode(&sub, parent: parentPath) }
         return (database, query, count)

@@ -131,7 +131,7 @@ enum TransactionMessages {
             default: try r.skip(key)
             }
         }
-        let db = try ResourceNameFields.database(database, field: "database")
+        let db = try ResourceNameFields.database(database)
         return CommitRequest(database: db, writes: try decodeWrites(writeReaders, database: db), transaction: transaction)
     }
 

@@ -25,7 +25,7 @@ enum ValueMessage {
                 value = .timestamp(try WellKnownMessages.decodeTimestamp(&sub))
             case 17: value = .string(try reader.readString(key))
             case 18: value = .bytes(Data(try reader.readBytes(key)))
-            case 5: value = .reference(try DocumentName.parse(try reader.readString(key)))
+            case 5: value = .reference(try DocumentName.parseReference(try reader.readString(key)))
             case 8:
                 var sub = try reader.readMessage(key)
                 value = .geoPoint(try WellKnownMessages.decodeLatLng(&sub))

@@ -31,7 +31,7 @@ enum ProtoValue {
         case "timestampValue": return .timestamp(try ProtoJSON.timestamp(v, context: ctx))
         case "stringValue": return .string(try ProtoJSON.string(v, context: ctx))
         case "bytesValue": return .bytes(try ProtoJSON.bytes(v, context: ctx))
-        case "referenceValue": return .reference(try DocumentName.parse(try ProtoJSON.string(v, context: ctx)))
+        case "referenceValue": return .reference(try DocumentName.parseReference(try ProtoJSON.string(v, context: ctx)))
         case "geoPointValue":
             var g = try ProtoObject(v, context: ctx)
             let lat = try g.take("latitude").map { j throws(FirestoreError) in try ProtoJSON.double(j, context: ctx + ".latitude") } ?? 0

@@ -21,9 +21,7 @@ struct RESTRouter {
         let parts = decoded.split(separator: "/", maxSplits: 6, omittingEmptySubsequences: false)
         guard parts.count == 7, parts[0].isEmpty, parts[1] == "v1", parts[2] == "projects",
               parts[4] == "databases", !parts[5].isEmpty else { return nil }
-        if parts[3].isEmpty {
-            throw .invalidArgument("Document name \"\(decoded.dropFirst(4))\" lacks a project id at index 9.")
-        }
+        if parts[3].isEmpty { _ = try ResourceName.parse(String(decoded.dropFirst(4)), as: .document) }
         // Forms are not JSON: the official emulator does not route such a POST at all.
         if request.method == "POST", let type = request.header("content-type")?.lowercased(),
            type.hasPrefix("application/x-www-form-urlencoded") || type.hasPrefix("multipart/form-data") {
@@ -48,20 +46,29 @@ struct RESTRouter {
         let api = DocumentsAPI(service: try DocumentService(state: state, database: database, auth: auth))
         let params = try QueryParameters(request.query)
 
+        // Each method reads the path as the name it needs (HearthCore's parser: a wrong
+        // shape, an empty, "." or ".." id or a trailing "/" is the official emulator's 400).
+        func named(_ path: ResourcePath, _ kind: ResourceName.Kind) throws(FirestoreError) -> ResourcePath {
+            try ResourceName.parse(database.resourceName(path), as: kind).path
+        }
         guard let verb else {
             switch request.method {
-            case "GET" where path.isDocument: return try api.get(path, params)
-            case "GET" where !path.isEmpty: return try api.list(collection: path, params)
+            // An empty segment before the last makes the path a document name (the
+            // official emulator's routing), whose parse names the missing id.
+            case "GET" where path.isDocument || path.segments.dropLast().contains(""):
+                return try api.get(try named(path, .document), params)
+            case "GET" where !path.isEmpty:
+                _ = try named(path.parent, .documentParent)
+                return try api.list(collection: path, params)
             case "POST" where !path.isEmpty:
-                // The last segment is the new document's collection: its parent must be a document.
-                guard path.isCollection else { throw Self.lacksSlash("Document parent name", database.resourceName(path.parent)) }
+                // The last segment is the new document's collection: its parent must be a
+                // document (or the root).
+                _ = try named(path.parent, .documentParent)
                 return try api.create(collection: path, body: try Self.body(request), params)
             case "PATCH" where !path.isEmpty:
-                guard path.isDocument else { throw Self.lacksSlash("Document name", database.resourceName(path)) }
-                return try api.patch(path, body: try Self.body(request), params)
+                return try api.patch(try named(path, .document), body: try Self.body(request), params)
             case "DELETE" where !path.isEmpty:
-                guard path.isDocument else { throw Self.lacksSlash("Document name", database.resourceName(path)) }
-                return try api.delete(path, params)
+                return try api.delete(try named(path, .document), params)
             default: return nil
             }
         }
@@ -69,8 +76,8 @@ struct RESTRouter {
         let atRoot = path.isEmpty
         if !atRoot && !path.isDocument {
             guard verb == "runQuery" || verb == "runAggregationQuery" || verb == "partitionQuery" || verb == "listCollectionIds" else { return nil }
-            throw Self.lacksSlash("Document parent name", database.resourceName(path))
         }
+        if !atRoot { _ = try named(path, .documentParent) }
         switch verb {
         case "runQuery": return try api.runQuery(parent: path, body: try Self.body(request))
         case "runAggregationQuery": return try api.runAggregationQuery(parent: path, body: try Self.body(request))
@@ -97,12 +104,6 @@ struct RESTRouter {
 
     /// 10 MiB: the most a Firestore API request may carry.
     static let maxRequestBytes = 10 << 20
-
-    /// A path that names a collection where a document was needed (the official
-    /// emulator's resource-name parser's text: the index is where a '/' was expected).
-    static func lacksSlash(_ what: String, _ name: String) -> FirestoreError {
-        .invalidArgument("\(what) \"\(name)\" lacks \"/\" at index \(name.utf8.count).")
-    }
 
     /// The body as JSON whatever its content type (the web SDK posts `text/plain`);
     /// an empty body is `{}`.

@@ -10,7 +10,7 @@ import HearthRules
 ///   warnings; rules that do not compile → 400 `Error compiling rules:\nL4:43 …` (the
 ///   previous rules stay) — unless `ignore_errors`: then 200 with the issues, and the broken
 ///   rules are stored (every request of the project then gets that 400). An empty request
-///   or no files → 500 UNKNOWN.
+///   or no files → 500 UNKNOWN. Several files: each must compile, the first is enforced.
 /// - `GET …:securityRules` → the stored files and their issues.
 /// - `GET …:ruleCoverage` → `{"rules": {"files"}, "file", "covered", "expressions": [{line,
 ///   column, expression, evaluations, true, false, errors, other}]}` — every evaluation since
@@ -28,18 +28,18 @@ extension EmulatorAPI {
         let filesJSON = r.take("files")
         try r.finish()
         guard let filesJSON, case .array(let items) = filesJSON, !items.isEmpty else { throw FirestoreError(.unknown, "") }
-        guard items.count == 1 else {
-            throw .invalidArgument("Firestore security rules are one file; got \(items.count) in rules.files.")
+        var files: [ProjectRules.File] = []
+        for (i, item) in items.enumerated() {
+            var f = try ProtoObject(item, context: "rules.files[\(i)]")
+            let name = try f.take("name").map { j throws(FirestoreError) in try ProtoJSON.string(j, context: "rules.files[\(i)].name") } ?? ""
+            let content = try f.take("content").map { j throws(FirestoreError) in try ProtoJSON.string(j, context: "rules.files[\(i)].content") } ?? ""
+            _ = f.take("fingerprint")
+            try f.finish()
+            files.append(ProjectRules.File(name: name.isEmpty ? "firestore.rules" : name, content: content))
         }
-        var f = try ProtoObject(items[0], context: "rules.files[0]")
-        let name = try f.take("name").map { j throws(FirestoreError) in try ProtoJSON.string(j, context: "rules.files[0].name") } ?? ""
-        let content = try f.take("content").map { j throws(FirestoreError) in try ProtoJSON.string(j, context: "rules.files[0].content") } ?? ""
-        _ = f.take("fingerprint")
-        try f.finish()
-        let file = ProjectRules.File(name: name.isEmpty ? "firestore.rules" : name, content: content)
         let loaded: ProjectRules
         do {
-            loaded = try ProjectRules(file, keepingErrors: ignore)
+            loaded = try ProjectRules(files: files, keepingErrors: ignore)
         } catch {
             throw FirestoreError(.invalidArgument, ProjectRules.compileFailureMessage(error.errors))
         }

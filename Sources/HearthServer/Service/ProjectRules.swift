@@ -29,17 +29,35 @@ public struct ProjectRules: Sendable {
 
     /// Compiles `file`; with errors, throws `RulesCompileError` unless `keepingErrors`.
     public init(_ file: File, keepingErrors: Bool = false) throws(RulesCompileError) {
-        files = [file]
-        do {
-            let program = try RulesProgram.compile(source: file.content, file: file.name)
+        try self.init(files: [file], keepingErrors: keepingErrors)
+    }
+
+    /// Compiles every file, as the official emulator does when a request sends several: an
+    /// error in any of them fails the load, and the FIRST file is the one enforced (its
+    /// warnings are the ones reported; the others' warnings are not).
+    public init(files: [File], keepingErrors: Bool = false) throws(RulesCompileError) {
+        precondition(!files.isEmpty, "ProjectRules needs a file")
+        self.files = files
+        var failure: RulesCompileError?
+        var first: RulesProgram?
+        for (i, file) in files.enumerated() {
+            do {
+                let program = try RulesProgram.compile(source: file.content, file: file.name)
+                if i == 0 { first = program }
+            } catch {
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure {
+            guard keepingErrors else { throw failure }
+            program = nil
+            diagnostics = failure.diagnostics
+            coverage = nil
+        } else {
+            let program = first!
             self.program = program
             diagnostics = program.warnings
             coverage = program.makeCoverage()
-        } catch {
-            guard keepingErrors else { throw error }
-            program = nil
-            diagnostics = error.diagnostics
-            coverage = nil
         }
     }
 

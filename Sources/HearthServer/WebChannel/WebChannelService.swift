@@ -85,7 +85,7 @@ final class WebChannelService: Sendable {
         }
         if let database = params["database"] {
             do throws(FirestoreError) {
-                _ = try ResourceNameFields.database(database, field: "database")
+                _ = try ResourceNameFields.database(database)
             } catch {
                 throw WebChannelError(400, error.message)
             }

@@ -38,6 +38,7 @@ public final class EventLoop: @unchecked Sendable {
     private let tasks = Mutex(TaskQueue())
     /// The loop thread's id (0 until it starts).
     private let threadID = Atomic<UInt>(0)
+    private let wakeUps = Atomic<Int>(0)
 
     // Loop thread only.
     private var timers = TimerQueue()
@@ -100,8 +101,18 @@ public final class EventLoop: @unchecked Sendable {
             q.wakeUpSent = true
             return true
         }
-        if wake { selector.wakeUp() }
+        guard wake else { return }
+        if let batch = DeferredWakeUps.current { batch.loops.append(self) } else { wakeUpNow() }
     }
+
+    /// Wakes the loop (at once, or when `deferringWakeUps` lets it).
+    func wakeUpNow() {
+        wakeUps.wrappingAdd(1, ordering: .relaxed)
+        selector.wakeUp()
+    }
+
+    /// Wake-ups sent to the loop so far (for tests).
+    var wakeUpCount: Int { wakeUps.load(ordering: .relaxed) }
 
     /// Runs `task` on the loop's thread at `deadline` (`Monotonic` nanoseconds) unless the
     /// returned handle is cancelled first. Loop thread only.

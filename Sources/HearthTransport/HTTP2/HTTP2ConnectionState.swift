@@ -63,8 +63,15 @@ public struct HTTP2ConnectionState: Sendable {
     /// Our SETTINGS take effect once the peer ACKs them; until then the defaults apply.
     private var localSettingsAcknowledged = false
     private var streams: [UInt32: HTTP2StreamState] = [:]
-    /// Streams in the order they should get a turn at sending.
-    private var sendOrder: [UInt32] = []
+    /// Streams with output queued, in the order they get a turn at sending (each once; a
+    /// stream that has closed since is skipped). Only these are looked at by `flush`, so
+    /// one stream's answer costs the same with a thousand idle streams open beside it.
+    private var sendQueue: [UInt32] = []
+    /// Streams with output queued that wait for their own send window: they rejoin
+    /// `sendQueue` when the peer's WINDOW_UPDATE or SETTINGS opens it.
+    private var windowBlocked: Set<UInt32> = []
+    /// How many times `flush` has looked at a stream (what a send costs, for tests).
+    private(set) var streamTurns = 0
     private(set) var lastPeerStreamID: UInt32 = 0
     private var connectionSendWindow = 65_535
     private var connectionReceiveWindow = 65_535
@@ -133,12 +140,14 @@ public struct HTTP2ConnectionState: Sendable {
     private mutating func removeStream(_ id: UInt32) -> HTTP2StreamState? {
         guard let s = streams.removeValue(forKey: id) else { return nil }
         queuedDataBytes -= s.queuedBytes
+        windowBlocked.remove(id)
         return s
     }
 
     private mutating func removeAllStreams() {
         streams = [:]
-        sendOrder = []
+        sendQueue = []
+        windowBlocked = []
         queuedDataBytes = 0
     }
 
@@ -236,7 +245,6 @@ public struct HTTP2ConnectionState: Sendable {
                 throw .connection(.protocolError, "RST_STREAM on idle stream \(frame.streamID)")
             }
             if removeStream(frame.streamID) != nil {
-                sendOrder.removeAll { $0 == frame.streamID }
                 events.append(.streamReset(frame.streamID, code))
                 // A stream the client cancels before its answer is complete.
                 guard resets.count(at: now, window: config.rateWindow) <= config.maxResetsPerWindow else {
@@ -289,6 +297,11 @@ public struct HTTP2ConnectionState: Sendable {
                     throw .connection(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(id)")
                 }
             }
+            if delta > 0 {
+                let waiting = windowBlocked.sorted()  // in the order they opened
+                windowBlocked = []
+                for id in waiting { queueForSending(id) }
+            }
         }
         encoder.setMaxTableSize(min(peerSettings.headerTableSize, 4096))
     }
@@ -311,6 +324,7 @@ public struct HTTP2ConnectionState: Sendable {
         guard streams[streamID]!.sendWindow <= HTTP2Settings.maxWindowSize else {
             throw .stream(streamID, .flowControlError, "send window of stream \(streamID) exceeds 2^31-1")
         }
+        if windowBlocked.remove(streamID) != nil { queueForSending(streamID) }
     }
 
     private mutating func receiveData(_ id: UInt32, _ body: [UInt8], flowLength: Int, endStream: Bool, events: inout [Event]) throws(HTTP2ProtocolViolation) {
@@ -407,7 +421,6 @@ public struct HTTP2ConnectionState: Sendable {
                                       receiveWindow: localSettingsAcknowledged ? config.initialWindowSize : 65_535)
         stream.remoteClosed = endStream
         streams[id] = stream
-        sendOrder.append(id)
         events.append(.streamOpened(id, request, endStream: endStream))
     }
 
@@ -416,7 +429,6 @@ public struct HTTP2ConnectionState: Sendable {
     private mutating func resetStream(_ id: UInt32, _ code: HTTP2ErrorCode, events: inout [Event]) {
         write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(code)))
         if removeStream(id) != nil {
-            sendOrder.removeAll { $0 == id }
             events.append(.streamReset(id, code))
         }
     }
@@ -442,7 +454,6 @@ public struct HTTP2ConnectionState: Sendable {
         guard let s = streams[id], s.localClosed else { return }
         if !s.remoteClosed { write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.noError))) }
         _ = removeStream(id)
-        sendOrder.removeAll { $0 == id }
     }
 
     // MARK: Output
@@ -458,6 +469,7 @@ public struct HTTP2ConnectionState: Sendable {
         streams[id]!.responseHeadersQueued = true
         streams[id]!.pending.append(.headers(headers, endStream: endStream))
         if endStream { streams[id]!.localEndQueued = true }
+        queueForSending(id)
         flush()
     }
 
@@ -467,6 +479,7 @@ public struct HTTP2ConnectionState: Sendable {
         streams[id]!.pending.append(.data(bytes, endStream: endStream))
         queuedDataBytes += bytes.count
         if endStream { streams[id]!.localEndQueued = true }
+        queueForSending(id)
         flush()
     }
 
@@ -475,54 +488,97 @@ public struct HTTP2ConnectionState: Sendable {
         guard !isClosed, streams[id] != nil else { return }
         write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(code)))
         _ = removeStream(id)
-        sendOrder.removeAll { $0 == id }
     }
 
-    /// Writes every queued item that flow control allows, streams taking turns.
+    /// Gives a stream with output a turn at sending (once, however often it is asked).
+    private mutating func queueForSending(_ id: UInt32) {
+        guard let index = streams.index(forKey: id), !streams.values[index].inSendQueue,
+              !windowBlocked.contains(id) else { return }
+        streams.values[index].inSendQueue = true
+        sendQueue.append(id)
+    }
+
+    /// Writes every queued item that flow control allows, streams taking turns: each
+    /// stream in `sendQueue` writes one frame a round, so they share the windows.
     mutating func flush() {
         guard !isClosed else { return }
-        var progress = true
-        while progress {
-            progress = false
-            for id in sendOrder {
-                if writeNext(id) { progress = true }
+        while !sendQueue.isEmpty {
+            var wrote = false
+            var kept = 0
+            let count = sendQueue.count
+            for i in 0..<count {
+                let id = sendQueue[i]
+                streamTurns &+= 1
+                let outcome = writeNext(id)
+                switch outcome {
+                case .wrote, .blocked:
+                    if outcome == .wrote { wrote = true }
+                    sendQueue[kept] = id
+                    kept += 1
+                case .done:
+                    streams[id]?.inSendQueue = false
+                case .blockedOnStreamWindow:
+                    streams[id]?.inSendQueue = false
+                    windowBlocked.insert(id)
+                case .gone:
+                    break
+                }
             }
+            sendQueue.removeLast(count - kept)
+            if !wrote { break }
         }
     }
 
-    /// Writes one frame's worth from the stream's queue; false when blocked or empty.
-    private mutating func writeNext(_ id: UInt32) -> Bool {
-        guard var s = streams[id], let item = s.pending.first else { return false }
+    private enum WriteOutcome {
+        /// A frame was written and more is queued.
+        case wrote
+        /// Nothing more is queued (a frame may have been written).
+        case done
+        /// Waiting for the connection: its send window, or room in the outbox.
+        case blocked
+        /// Waiting for the stream's own send window.
+        case blockedOnStreamWindow
+        /// The stream has closed.
+        case gone
+    }
+
+    /// Writes one frame's worth from the stream's queue, changing its state in place (a
+    /// copy of it would copy its queue).
+    private mutating func writeNext(_ id: UInt32) -> WriteOutcome {
+        guard let index = streams.index(forKey: id) else { return .gone }
+        guard let item = streams.values[index].pending.first else { return .done }
+        var closed = false
         switch item {
         case .headers(let headers, let endStream):
             writeHeaderBlock(id, encoder.encode(headers), endStream: endStream)
-            s.pending.removeFirst()
-            if endStream { s.localClosed = true }
+            streams.values[index].pending.removeFirst()
+            if endStream { streams.values[index].localClosed = true; closed = true }
         case .data(let bytes, let endStream):
-            let remaining = bytes.count - s.pendingOffset
+            let offset = streams.values[index].pendingOffset
+            let remaining = bytes.count - offset
             // DATA waits in its stream while the outbox is full (the socket is behind).
-            if outbox.count >= config.maxOutboxBytes && remaining > 0 { return false }
-            let allowed = min(remaining, peerSettings.maxFrameSize, max(0, connectionSendWindow), max(0, s.sendWindow))
-            if allowed == 0 && remaining > 0 { return false }
-            let chunk = Array(bytes[s.pendingOffset..<(s.pendingOffset + allowed)])
+            if outbox.count >= config.maxOutboxBytes && remaining > 0 { return .blocked }
+            let streamWindow = streams.values[index].sendWindow
+            let allowed = min(remaining, peerSettings.maxFrameSize, max(0, connectionSendWindow), max(0, streamWindow))
+            if allowed == 0 && remaining > 0 { return streamWindow <= 0 ? .blockedOnStreamWindow : .blocked }
+            let chunk = offset == 0 && allowed == bytes.count ? bytes : Array(bytes[offset..<(offset + allowed)])
             let last = allowed == remaining
             write(HTTP2Frame(streamID: id, flags: last && endStream ? .endStream : [], payload: .data(chunk)))
             connectionSendWindow -= allowed
             queuedDataBytes -= allowed
-            s.sendWindow -= allowed
+            streams.values[index].sendWindow -= allowed
             if last {
-                s.pending.removeFirst()
-                s.pendingOffset = 0
-                if endStream { s.localClosed = true }
+                streams.values[index].pending.removeFirst()
+                streams.values[index].pendingOffset = 0
+                if endStream { streams.values[index].localClosed = true; closed = true }
             } else {
-                s.pendingOffset += allowed
+                streams.values[index].pendingOffset += allowed
             }
         }
-        streams[id] = s
-        if s.localClosed { closeIfDone(id) }
-        return true
+        let more = !streams.values[index].pending.isEmpty
+        if closed { closeIfDone(id) }
+        return more && streams[id] != nil ? .wrote : .done
     }
-
     private mutating func writeHeaderBlock(_ id: UInt32, _ block: [UInt8], endStream: Bool) {
         let maxSize = peerSettings.maxFrameSize
         var offset = min(block.count, maxSize)

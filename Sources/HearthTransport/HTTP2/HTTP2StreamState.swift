@@ -26,6 +26,8 @@ struct HTTP2StreamState: Sendable {
     var pending: [Outbound] = []
     /// Index into the first pending DATA item already written (partial frames).
     var pendingOffset = 0
+    /// The stream is in its connection's queue of streams with output (`sendQueue`).
+    var inSendQueue = false
 
     init(id: UInt32, sendWindow: Int, receiveWindow: Int) {
         self.id = id

@@ -23,6 +23,9 @@ struct FanoutResult {
     var max: Double
     /// Deliveries that did not arrive within the timeout.
     var missing: Int
+    /// The server's CPU time per commit over the commits (its own work plus delivering
+    /// it to every stream), in milliseconds; nil when its process is not known.
+    var cpuPerCommit: Double?
 }
 
 enum ListenFanout {
@@ -47,6 +50,7 @@ enum ListenFanout {
         }
         var latencies: [Double] = []
         var missing = 0
+        let cpuBefore = server.cpuSeconds()
         for k in 1...commits {
             let body = #"{"writes": [{"update": {"name": "\#(BenchDatabase.name(BenchDatabase.listened))", "fields": {"v": {"integerValue": "\#(k)"}}}}]}"#
             let t0 = DispatchTime.now().uptimeNanoseconds
@@ -59,10 +63,13 @@ enum ListenFanout {
             latencies += arrivals.map { Double($0 &- t0) / 1e6 }
             if !complete { progress("  commit \(k): \(streams - arrivals.count) streams did not receive it within 10 s") }
         }
+        let cpuAfter = server.cpuSeconds()
+        let cpu = cpuBefore.flatMap { before in cpuAfter.map { ($0 - before) * 1000 / Double(commits) } }
         latencies.sort()
         func p(_ q: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))] }
         if let failure = tally.failure { throw BenchError(failure) }
-        return FanoutResult(streams: streams, commits: commits, p50: p(0.5), p99: p(0.99), max: latencies.last ?? .nan, missing: missing)
+        return FanoutResult(streams: streams, commits: commits, p50: p(0.5), p99: p(0.99), max: latencies.last ?? .nan, missing: missing,
+                            cpuPerCommit: cpu)
     }
 }
 

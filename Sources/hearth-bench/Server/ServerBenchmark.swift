@@ -236,7 +236,8 @@ enum ServerBenchmark {
                 do {
                     let r = try ListenFanout.run(on: server, streams: options.listenStreams, commits: options.listenCommits, progress: progress)
                     fanouts[server.label] = r
-                    progress(String(format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d missing", r.p50, r.p99, r.max, r.missing))
+                    progress(String(format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d missing, CPU %@ a commit", r.p50, r.p99, r.max, r.missing,
+                                    Self.milliseconds(r.cpuPerCommit) as NSString))
                 } catch {
                     fanoutErrors[server.label] = "\(error)"
                     progress("  FAILED: \(error)")
@@ -264,6 +265,11 @@ enum ServerBenchmark {
             if !busy { return }
         }
         progress("note: a server was still busy after a minute; measuring anyway")
+    }
+
+    /// "12.3 ms", or "?" when unknown.
+    static func milliseconds(_ value: Double?) -> String {
+        value.map { String(format: "%.1f ms", $0) } ?? "?"
     }
 
     private static func median(_ values: [Double]) -> Double {
@@ -319,8 +325,9 @@ enum ServerBenchmark {
             print("Listen fan-out: \(options.listenStreams) open Listen streams on one document, \(options.listenCommits) commits; time from sending a commit to each stream's DocumentChange")
             for s in servers {
                 if let r = fanouts[s.label] {
-                    print(String(format: "  %-8@ p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  %d of %d deliveries missing",
-                                 s.label as NSString, r.p50, r.p99, r.max, r.missing, r.streams * r.commits))
+                    print(String(format: "  %-8@ p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  %d of %d deliveries missing; server CPU %@ a commit",
+                                 s.label as NSString, r.p50, r.p99, r.max, r.missing, r.streams * r.commits,
+                                 Self.milliseconds(r.cpuPerCommit) as NSString))
                 } else {
                     print("  \(s.label.padding(toLength: 8, withPad: " ", startingAt: 0)) failed: \(fanoutErrors[s.label] ?? "?")")
                 }

@@ -105,19 +105,7 @@ struct ServerFixture {
 
         list.append(ServerWorkload(
             kind: .queryEquality, path: "/google.firestore.v1.Firestore/RunQuery",
-            body: GRPCFrame.wrap { w in
-                w.writeString(1, BenchDatabase.documents)
-                w.writeMessage(2) { q in
-                    q.writeMessage(2) { $0.writeString(2, "bench") }
-                    q.writeMessage(3) { filter in
-                        filter.writeMessage(2) { f in
-                            f.writeMessage(1) { $0.writeString(2, "category") }
-                            f.writeInt32(2, 5)  // EQUAL
-                            f.writeMessage(3) { $0.writeString(17, Self.category) }
-                        }
-                    }
-                }
-            },
+            body: Self.runQuery(field: "category", op: 5 /* EQUAL */, value: { $0.writeString(17, Self.category) }),
             expectation: "\(matching) documents with category \(Self.category)",
             check: { body in
                 let docs = GRPCFrame.split(body).filter { ProtoFields.has($0, 1) }.count
@@ -126,24 +114,14 @@ struct ServerFixture {
 
         list.append(ServerWorkload(
             kind: .queryRange, path: "/google.firestore.v1.Firestore/RunQuery",
-            body: GRPCFrame.wrap { w in
-                w.writeString(1, BenchDatabase.documents)
-                w.writeMessage(2) { q in
-                    q.writeMessage(2) { $0.writeString(2, "bench") }
-                    q.writeMessage(3) { filter in
-                        filter.writeMessage(2) { f in
-                            f.writeMessage(1) { $0.writeString(2, "score") }
-                            f.writeInt32(2, 4)  // GREATER_THAN_OR_EQUAL
-                            f.writeMessage(3) { $0.writeInt64(2, Int64(Self.rangeLow)) }
-                        }
-                    }
-                    q.writeMessage(4) { order in
-                        order.writeMessage(1) { $0.writeString(2, "score") }
-                        order.writeInt32(2, 1)  // ASCENDING
-                    }
-                    q.writeMessage(5) { $0.writeInt32(1, 20) }
-                }
-            },
+            body: Self.runQuery(field: "score", op: 4 /* GREATER_THAN_OR_EQUAL */, value: { $0.writeInt64(2, Int64(Self.rangeLow)) },
+                                rest: { q in
+                                    q.writeMessage(4) { order in
+                                        order.writeMessage(1) { $0.writeString(2, "score") }
+                                        order.writeInt32(2, 1)  // ASCENDING
+                                    }
+                                    q.writeMessage(5) { $0.writeInt32(1, 20) }
+                                }),
             expectation: "20 documents with score ≥ \(Self.rangeLow)",
             check: { body in
                 let docs = GRPCFrame.split(body).filter { ProtoFields.has($0, 1) }.count
@@ -201,6 +179,26 @@ struct ServerFixture {
                     ? nil : "the body does not name \(restName)"
             }))
         workloads = list
+    }
+
+    /// A RunQueryRequest on `bench` with one field filter (`value` writes its Value), and
+    /// whatever else `rest` adds to the StructuredQuery.
+    static func runQuery(field: String, op: Int32, value: (inout ProtoWriter) -> Void,
+                         rest: (inout ProtoWriter) -> Void = { _ in }) -> [UInt8] {
+        GRPCFrame.wrap { w in
+            w.writeString(1, BenchDatabase.documents)
+            w.writeMessage(2) { q in
+                q.writeMessage(2) { $0.writeString(2, "bench") }
+                q.writeMessage(3) { filter in
+                    filter.writeMessage(2) { f in
+                        f.writeMessage(1) { $0.writeString(2, field) }
+                        f.writeInt32(2, op)
+                        f.writeMessage(3, value)
+                    }
+                }
+                rest(&q)
+            }
+        }
     }
 
     /// The REST commits that seed a server: every workload document, the commit targets

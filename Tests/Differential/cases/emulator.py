@@ -36,6 +36,28 @@ add("rules empty request", http("PUT", "/emulator/v1/projects/$P:securityRules",
 add("rules no files", http("PUT", "/emulator/v1/projects/$P:securityRules", {"rules": {"files": []}}))
 add("rules two files", http("PUT", "/emulator/v1/projects/$P:securityRules",
                             {"rules": {"files": [{"name": "a.rules", "content": GOOD}, {"name": "b.rules", "content": GOOD}]}}))
+DENY = GOOD.replace("if true", "if false")
+TERNARY = GOOD.replace("if true", "if 1 ? true : false")
+
+
+def files(*named):
+    return http("PUT", "/emulator/v1/projects/$P:securityRules",
+                {"rules": {"files": [{"name": n, "content": c} for n, c in named]}})
+
+
+add("rules two files first enforced", files(("a.rules", GOOD), ("b.rules", DENY)), get("c/a"))
+add("rules two files first denies", files(("b.rules", DENY), ("a.rules", GOOD)), get("c/a"),
+    http("GET", "/emulator/v1/projects/$P:securityRules"))
+add("rules two files second broken", files(("a.rules", GOOD), ("c.rules", "garbage")), get("c/a"),
+    http("GET", "/emulator/v1/projects/$P:securityRules"))
+add("rules two files second warns", files(("a.rules", GOOD), ("t.rules", TERNARY)))
+add("rules two files same name", files(("a.rules", GOOD), ("a.rules", DENY)), get("c/a"))
+for label, source in [("word", "garbage"), ("word after version", "rules_version = '2'; garbage"),
+                      ("word after function", "rules_version = '2';\nfunction f() { return true; }\ngarbage"),
+                      ("service alone", "service"), ("number", "42"), ("match at top", "match /x/{y} {}"),
+                      ("string", "'str'"), ("version alone", "rules_version = '2';"),
+                      ("word after service", GOOD + "garbage")]:
+    add(f"rules syntax {label}", rules(source))
 add("rules bad json", http("PUT", "/emulator/v1/projects/$P:securityRules", "{nope"))
 add("rules empty content", rules(""))
 add("rules POST", http("POST", "/emulator/v1/projects/$P:securityRules", {"rules": {"files": [{"name": "f", "content": GOOD}]}}))

@@ -117,3 +117,44 @@ verdicts("overlapping matches", "    match /m/{id} {\n      allow read: if false
 verdicts("two allows denied", "    match /m/{id} {\n      allow read: if 1 / 0 == 0;\n      allow get: if false;\n    }", get("m/a", auth=ALICE))
 verdicts("named database", "    match /c/{id} {\n      allow read: if database == 'other';\n    }",
          http("GET", "/v1/projects/$P/databases/other/documents/c/a", auth=ALICE), get("c/a", auth=ALICE))
+
+
+# The compiler's type warnings: only the load's answer (its issues) is compared.
+def warns(label, expression, match="/c/{id}"):
+    CASES.append(case(f"rules types {label}", rules(ruleset(
+        "    match " + match + " {\n      allow get: if " + expression + ";\n    }"))))
+
+
+for i, e in enumerate([
+    "1 ? true : false", "1.5 ? true : false", "'a' ? true : false", "null ? true : false", "[1] ? true : false",
+    "{'a': 1} ? true : false", "/databases/x ? true : false", "b'ab' ? true : false", "(1) && true", "!(1)",
+    "1 && true", "true && 1", "!1", "1 || false", "request.auth != null && 1", "1", "'a'",
+    "request ? true : false", "request.auth.uid ? true : false", "resource.data ? true : false",
+    "id ? true : false", "database ? true : false", "id == 1", "1 == database", "'a' == id",
+    "1 == 'a'", "1 == 1.5", "'a' == null", "null == null", "[1] == {'a': 1}", "[1] == [1]", "1 == true",
+    "1 != 'a'", "1.0 == 'a'", "{'a':1} == 'a'", "/databases/x == 'a'", "(1 < 2) == 1", "!true == 1",
+    "(1 is int) == 1", "(1 == 1) == true", "'a' is string == true", "1 < 'a'", "[1] < [2]", "1 > null",
+    "1 + 1 ? true : false", "(1 + 1) ? true : false", "1 - 1 ? true : false", "1 * 2 ? true : false",
+    "1 / 2 ? true : false", "1 % 2 ? true : false", "-1 ? true : false", "-(1) ? true : false",
+    "-1.5 ? true : false", "1 < 2 ? true : false", "(1 + 1) == 'a'", "-1 == 'a'", "1 * 2 == 'a'",
+    "1 - 1 == 'a'", "'a' - 1 == 2", "'a' * 2 == 2", "-'a' == 1", "null + 1 == 2", "[1] + [2] == [1, 2]",
+    "{'a':1} + {} == {}", "/databases/x + 'a' == 'b'", "request.time - request.time == 1", "1 == -'a'",
+    "'a' in 'abc'", "'a' in 1", "'a' in [1]", "'a' in {'a': 1}", "'a' in request", "'a' in null", "'x' in 1 + 1",
+    "1 in request.auth.token", "'abc'.length == 1", "null.a == 1", "[1].a == 1", "'a'.size", "{'a':1}.a ? true : false",
+    "'abc'[0] ? true : false", "[1][0] ? true : false", "{'a':1}['a'] ? true : false", "[1][0] == 'x'",
+    "exists('/x')", "exists(1)", "get(1) != null", "exists(/databases/x) ? true : false", "get(/databases/x) ? true : false",
+    "get('/databases/' + database + '/documents/o/b').data.x == 1", "debug(1) ? true : false",
+    "int('1') ? true : false", "float(1) ? true : false", "string(1) ? true : false", "path('x') ? true : false",
+    "'a'.lower() ? true : false", "'a'.matches('a') ? true : false", "'a'.split('a') ? true : false",
+    "'abc'.size() ? true : false", "[1,2].size() ? true : false", "'a'.size() == 'x'", "'a'.size() + 1 == 2",
+    "{'a':1}.keys() ? true : false", "[1].hasAny([1]) ? true : false", "request.time.year() ? true : false",
+    "math.abs(1) ? true : false", "math.floor(1.5) ? true : false", "duration.value(1, 's') ? true : false",
+    "duration.value(1,'s') == 1", "timestamp.date(2020,1,1) ? true : false", "timestamp.value(1) ? true : false",
+    "(true ? 1 : 'a') ? true : false", "true ? 1 : 2", "1 < 'a' ? 1 : 2", "1 is int == 'x' is string",
+    "debug(1 && true)", "debug('abc'.length) == 1", "debug('abc'[0]) == 1", "int('abc'[0]) == 1", "['abc'[0]] == [1]",
+    "('abc'[0]) == 'a'", "'abc'[0] == 'a'", "'abc'[0:1] == 'a'", "debug(1) && true", "[1 && true] == []",
+    "{'a': 1 && true} == {}", "int(1 && true) == 1", "exists(debug('x'))", "'abc'[0]",
+]):
+    warns(f"{i:03d} {e}", e)
+warns("recursive wildcard as bool", "rest ? true : false", "/c/{rest=**}")
+warns("recursive wildcard compared", "rest == 'a'", "/c/{rest=**}")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HearthCore
 
@@ -16,6 +17,23 @@ struct ListenerHubTests {
         try listenSet(db, "keep", ["n": .integer(1)])              // no-op write
         try listenSet(db, "x", ["n": .integer(1)], collection: "other")
         #expect(rec.take().isEmpty)
+    }
+
+    @Test("a commit counts as published once every sink has its snapshot, not before")
+    func publishedThrough() throws {
+        let db = try makeQueryDatabase([])
+        let seen = Mutex<[Bool]>([])
+        // Each sink asks, while the commit is being handed over, whether it has been.
+        for _ in 0..<3 {
+            _ = try db.listen(.documents([testPath("c/a")])) { snapshot in
+                guard !snapshot.isInitial else { return }
+                seen.withLock { $0.append(db.hasPublished(through: snapshot.readTime)) }
+            }
+        }
+        let t = try db.commit([.set(testPath("c/a"), testFields(["n": .integer(1)]))]).commitTime
+        #expect(seen.withLock { $0 } == [false, false, false])
+        #expect(db.hasPublished(through: t))
+        #expect(!db.hasPublished(through: Timestamp(microseconds: t.microseconds + 1)))
     }
 
     @Test("document targets: missing then created, updated, deleted; many targets on one document")

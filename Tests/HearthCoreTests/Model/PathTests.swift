@@ -44,8 +44,8 @@ struct ResourcePathTests {
     // docs/semantics.md#paths-and-ids: server constraints on collection and document IDs.
     @Test("validateID rejects", arguments: [
         ("", "Resource id must not be empty."),
-        (String(repeating: "x", count: 1501), "is invalid because it is longer than 1500 bytes."),
-        (String(repeating: "\u{E9}", count: 751), "is invalid because it is longer than 1500 bytes."),  // 1502 bytes
+        (String(repeating: "x", count: 1501), "The key path element name is longer than 1500 bytes."),
+        (String(repeating: "\u{E9}", count: 751), "The key path element name is longer than 1500 bytes."),  // 1502 bytes
         ("a/b", "Resource id \"a/b\" is invalid because it contains \"/\"."),
         (".", "Resource id \".\" is invalid because it is reserved."),
         ("..", "Resource id \"..\" is invalid because it is reserved."),
@@ -57,6 +57,19 @@ struct ResourcePathTests {
     ] as [(String, String)])
     func invalidIDs(_ id: String, _ message: String) {
         expectFirestoreError(.invalidArgument, containing: [message]) { try ResourcePath.validateID(id) }
+    }
+
+    @Test("a collection id's errors name a collection id (as the official emulator's do)")
+    func collectionIDs() {
+        expectFirestoreError(.invalidArgument, message: "Collection id \"__x__\" is invalid because it is reserved.") {
+            try testPath("__x__/a").validateSegments()
+        }
+        expectFirestoreError(.invalidArgument, message: "Resource id \"__x__\" is invalid because it is reserved.") {
+            try testPath("c/__x__").validateSegments()
+        }
+        expectFirestoreError(.invalidArgument, message: "The key path element kind is longer than 1500 bytes.") {
+            try ResourcePath.validateID(String(repeating: "x", count: 1501), collection: true)
+        }
     }
 
     @Test("validateID accepts", arguments: [
@@ -244,6 +257,6 @@ struct DocumentNameTests {
         "projects/p/databases/(default)/docs/c/d",
     ])
     func rejects(_ text: String) {
-        expectFirestoreError(.invalidArgument, containing: ["Invalid resource name"]) { try DocumentName.parse(text) }
+        expectFirestoreError(.invalidArgument, containing: ["Document name \"\(text)\" "]) { try DocumentName.parse(text) }
     }
 }

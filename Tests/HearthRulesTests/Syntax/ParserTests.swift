@@ -91,7 +91,8 @@ import Testing
         let e7 = try #require(firstError(wrapped("'\\d' == 'd'")))
         #expect(e7.message.contains("Invalid escape sequence"))
         let e8 = try #require(firstError("rules_version = '2';\n"))
-        #expect(e8.message.contains("expected 'function', 'service' or 'rules_version'"))
+        // The official emulator's parser-generator text for a missing first declaration.
+        #expect(e8.message == "mismatched input '<EOF>' expecting {'function', 'import', 'service'}")
         #expect(e8.location.line == 2)
         let e9 = try #require(firstError(wrapped("1 is integer")))
         #expect(e9.message.hasPrefix("Unknown type 'integer'"))

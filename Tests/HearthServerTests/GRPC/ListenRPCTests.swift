@@ -221,6 +221,32 @@ import Testing
         }
     }
 
+    /// A commit's changes go out from each stream's event loop, not a worker each: they
+    /// reach a Listen stream while every worker is busy (with long queries, say), where they
+    /// used to wait behind that work.
+    @Test func changesArriveWhileEveryWorkerIsBusy() throws {
+        let state = EmulatorState()
+        var limits = HTTPLimits()
+        limits.workerThreads = 1
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state, limits: limits)
+        defer { server.stop() }
+        let release = DispatchSemaphore(value: 0)
+        defer { release.signal() }
+        let stream = try GRPCTestStream(port: server.port, method: "Listen")
+        stream.send(Self.addDocuments(1, [Self.name("busy/doc")]))
+        #expect(try next(stream, 3).count == 3)  // ADD, CURRENT, NO_CHANGE
+        let workers = server.http.workers
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while workers.busyCount > 0 && Date() < deadline { usleep(1_000) }
+        #expect(workers.submit { release.wait() })
+        while workers.busyCount == 0 && Date() < deadline { usleep(1_000) }
+        #expect(workers.busyCount == 1)
+        let t = try state.database(Self.db).commit([.set(Self.path("busy/doc"), MapValue([("n", .integer(1))]))]).commitTime
+        let changes = try next(stream, 2)
+        #expect(changes.first == .change(name: Self.name("busy/doc"), ids: [1], removed: [], updateTime: t))
+        #expect(changes.last?.globalReadTime == t)
+    }
+
     @Test func documentTargetForAMissingDocumentAndMultipleTargets() throws {
         try withServer { port, client, state in
             let stream = try GRPCTestStream(port: port, method: "Listen")
@@ -361,17 +387,22 @@ import Testing
             #expect(try next(user, 3)[0] == .target(type: 1, ids: [2], cause: nil, token: [], readTime: nil))
 
             // Malformed protobuf ends the stream with INVALID_ARGUMENT, as does a request
-            // without a target change or a duplicate target id.
+            // without a target change.
             stream.sendRaw(GRPCMessageWriter.frame([0x0a, 0x05, 0x61]))
             #expect(try stream.finalStatus() == 3)
             let empty = try GRPCTestStream(port: port, method: "Listen")
             empty.send(TestProto.message { $0.writeString(1, Self.db.name) })
             #expect(try empty.finalStatus() == 3)
+            // A target id already in use: that target is removed with ALREADY_EXISTS (as
+            // production answers), and the stream goes on.
             let duplicate = try GRPCTestStream(port: port, method: "Listen", authorization: "Bearer owner")
             duplicate.send(Self.addDocuments(1, [Self.name("a/b")]))
+            #expect(try next(duplicate, 3)[0] == .target(type: 1, ids: [1], cause: nil, token: [], readTime: nil))
             duplicate.send(Self.addDocuments(1, [Self.name("a/c")]))
-            #expect(try duplicate.finalStatus() == 3)
-            #expect(waitForTargets(state, 1))  // the user's open/x target
+            #expect(try next(duplicate, 1) == [.target(type: 2, ids: [1], cause: 6, token: [], readTime: nil)])
+            #expect(waitForTargets(state, 1))  // the user's open/x target; target 1 is gone
+            duplicate.send(Self.addDocuments(4, [Self.name("a/c")]))
+            #expect(try next(duplicate, 3)[0] == .target(type: 1, ids: [4], cause: nil, token: [], readTime: nil))
         }
     }
 }

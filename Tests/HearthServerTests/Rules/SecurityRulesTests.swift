@@ -129,6 +129,31 @@ import Testing
         }
     }
 
+    @Test func severalFilesCompileEachAndEnforceTheFirst() throws {
+        try withServer { server in
+            let c = try RawHTTPClient(port: server.port)
+            func body(_ files: [(String, String)]) -> String {
+                let items: [JSON] = files.map { .object([("name", .string($0.0)), ("content", .string($0.1))]) }
+                return String(decoding: JSON.object([("rules", .object([("files", .array(items))]))]).bytes, as: UTF8.self)
+            }
+            func source(_ condition: String) -> String {
+                "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n    match /{d=**} { allow read: if \(condition); }\n  }\n}\n"
+            }
+            // As the official emulator: the first file decides, whatever the second says.
+            #expect(c.request("PUT", "/emulator/v1/projects/m:securityRules", body: body([("a.rules", source("true")), ("b.rules", source("false"))]))?.status == 200)
+            #expect(c.request("GET", "/v1/projects/m/databases/(default)/documents/c/x")?.status == 404)
+            #expect(c.request("PUT", "/emulator/v1/projects/m:securityRules", body: body([("b.rules", source("false")), ("a.rules", source("true"))]))?.status == 200)
+            #expect(c.request("GET", "/v1/projects/m/databases/(default)/documents/c/x")?.status == 403)
+            let stored = c.request("GET", "/emulator/v1/projects/m:securityRules")
+            #expect(stored?.json?["rules"]?["files"]?.arrayValue?.map { $0["name"] } == [.string("b.rules"), .string("a.rules")])
+            // A second file that does not compile fails the load; the previous rules stay.
+            let bad = c.request("PUT", "/emulator/v1/projects/m:securityRules", body: body([("a.rules", source("true")), ("c.rules", "garbage")]))
+            #expect(bad?.status == 400)
+            #expect(bad?.json?["error"]?["message"]?.stringValue?.hasPrefix("Error compiling rules:\nL1:1 ") == true)
+            #expect(c.request("GET", "/v1/projects/m/databases/(default)/documents/c/x")?.status == 403)
+        }
+    }
+
     // MARK: Auth modes
 
     @Test func ownerBypassesAndProjectsWithoutRulesAllowEverything() throws {

@@ -166,8 +166,8 @@ import Testing
             try c.post([add])
             try c.post([add], offset: 1)  // the same map id again: a retry
             #expect(Self.kinds(try c.receive(3)) == ["ADD", "CURRENT", "NO_CHANGE"])
-            // Without the duplicate check the second add would have ended the stream
-            // ("already in use") instead.
+            // Without the duplicate check the second add would have removed target 4
+            // ("Target ID already exists") instead.
             try c.post([Self.json(#"{"database":"\#(Self.database)","removeTarget":4}"#)])
             #expect(Self.kinds(try c.receive(1)) == ["REMOVE"])
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 @testable import HearthTransport
@@ -38,6 +39,28 @@ import Testing
         q.schedule(h, at: 10) {}
         #expect(q.count == 0)
         #expect(q.popDue(now: 100) == nil)
+    }
+
+    @Test func wakeUpsHeldBackAreSentOnceWhenTheWorkIsDone() throws {
+        // A commit hands a thousand Listen streams their change, each a task on its
+        // stream's loop: the loop is woken once, when the commit is done, rather than for
+        // each task (and preempting the commit each time).
+        let loop = try EventLoop(name: "test-loop")
+        defer { loop.stop() }
+        let idle = DispatchSemaphore(value: 0)
+        loop.execute { idle.signal() }
+        #expect(idle.wait(timeout: .now() + 10) == .success)
+        usleep(20_000)  // back in its wait, with no timer: only a wake-up gets it out
+        let before = loop.wakeUpCount
+        let ran = Mutex(0)
+        EventLoop.deferringWakeUps {
+            for _ in 0..<100 { loop.execute { ran.withLock { $0 += 1 } } }
+            usleep(20_000)
+            #expect(ran.withLock { $0 } == 0)
+        }
+        for _ in 0..<1_000 where ran.withLock({ $0 }) < 100 { usleep(10_000) }
+        #expect(ran.withLock { $0 } == 100)
+        #expect(loop.wakeUpCount - before == 1)
     }
 
     @Test func tasksFromManyThreadsAllRunOnTheLoop() throws {

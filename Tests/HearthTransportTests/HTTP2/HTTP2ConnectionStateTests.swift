@@ -309,6 +309,49 @@ struct HTTP2TestPeer {
         #expect(peer.send(HTTP2Frame(streamID: 3, flags: .endStream, payload: .data([9]))) == [.data(3, [9], endStream: true)])
     }
 
+    @Test func anAnswerCostsTheSameWithAThousandIdleStreamsOpen() throws {
+        // Every send used to walk every open stream (1,000 Listen streams on a connection
+        // made a commit's fan-out quadratic): only streams with output get a turn now.
+        var config = HTTP2ConnectionState.Configuration()
+        config.maxConcurrentStreams = 1_000
+        var peer = HTTP2TestPeer(config: config)
+        _ = peer.connect()
+        for id in stride(from: UInt32(1), through: 1_999, by: 2) { _ = peer.openStream(id) }
+        #expect(peer.server.openStreamCount == 1_000)
+        _ = try peer.received()
+        let before = peer.server.streamTurns
+        try peer.server.sendHeaders(501, Sample.responseHeaders, endStream: false)
+        try peer.server.sendData(501, [1, 2, 3], endStream: false)
+        #expect(peer.server.streamTurns - before <= 4)
+        let frames = try peer.received()
+        #expect(frames.map(\.streamID) == [501, 501])
+        #expect(frames[1].dataBytes == [1, 2, 3])
+    }
+
+    @Test func streamsTakeTurnsAndResumeWhenTheWindowsOpen() throws {
+        var peer = HTTP2TestPeer()
+        _ = peer.connect(settings: [(0x4, 0), (0x5, 16_384)])  // stream windows 0
+        _ = peer.openStream(1, endStream: true)
+        _ = peer.openStream(3, endStream: true)
+        _ = try peer.received()
+        try peer.server.sendData(1, Array(repeating: 1, count: 40_000), endStream: false)
+        try peer.server.sendData(3, Array(repeating: 3, count: 40_000), endStream: false)
+        #expect(try peer.received().isEmpty)
+        // Open stream windows: the two take turns, a frame each, until the connection's
+        // window (65,535 bytes) is spent.
+        _ = peer.send(HTTP2Frame(streamID: 0, flags: [], payload: .settings([(0x4, 1 << 20)])))
+        var frames = try peer.received().filter { $0.dataBytes != nil }
+        #expect(frames.map(\.streamID) == [1, 3, 1, 3])
+        #expect(frames.reduce(0) { $0 + $1.dataBytes!.count } == 65_535)
+        // The connection's window opens: both finish.
+        _ = peer.send(HTTP2Frame(streamID: 0, flags: [], payload: .windowUpdate(1 << 20)))
+        frames = try peer.received().filter { $0.dataBytes != nil }
+        #expect(frames.map(\.streamID) == [1, 3])
+        #expect(frames.reduce(0) { $0 + $1.dataBytes!.count } == 80_000 - 65_535)
+        #expect(peer.server.queuedBytes(1) == 0)
+        #expect(peer.server.queuedBytes(3) == 0)
+    }
+
     @Test func tooManyStreamsAreRefused() throws {
         var config = HTTP2ConnectionState.Configuration()
         config.maxConcurrentStreams = 2

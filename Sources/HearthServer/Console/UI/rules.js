@@ -58,7 +58,8 @@ async function load() {
   const rules = await attempt(() => call("GET", `/emulator/v1/projects/${p}:securityRules`));
   if (!rules) return;
   const file = rules.rules.files[0];
-  if (!file) {
+  // A project without loaded rules answers with the emulator's open rules, named OPEN_RULES.
+  if (!file || file.name === "OPEN_RULES") {
     body.replaceChildren(h("div", { class: "empty", id: "no-rules" }, `No security rules are loaded for ${project}: every request is allowed. Load a rules file to enforce some.`));
     return;
   }

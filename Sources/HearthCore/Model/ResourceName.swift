@@ -1,0 +1,139 @@
+/// The resource names requests carry — a database (`projects/p/databases/d`), a document
+/// parent (`…/documents` or a document), a document, or a reference value — read the one way
+/// every front end shares, with the official emulator's errors: each says what was expected
+/// and at which index (UTF-16, as Java counts) the name went wrong (`Document name "c/a" lacks
+/// "projects" at index 0.`, `… contains a resource id "." at index 60.`, `… has invalid
+/// trailing "/".`). docs/semantics.md#resource-names lists the forms.
+///
+/// The scan walks the UTF-8 bytes once (every request names at least one resource); only an
+/// error converts a byte offset into the UTF-16 index the message shows.
+public enum ResourceName {
+    /// What is being read: its label opens every message, and each kind ends differently.
+    public enum Kind: Sendable {
+        /// `projects/{p}/databases/{d}` ("Database name").
+        case database
+        /// `…/documents` or `…/documents/{c}/{id}…` ("Document parent name").
+        case documentParent
+        /// `…/documents/{c}/{id}…` ("Document name").
+        case document
+        /// A reference value: a document name ("Resource name"), whose collection and document
+        /// ids are checked here as no later write checks them.
+        case reference
+
+        var label: String {
+            switch self {
+            case .database: "Database name"
+            case .documentParent: "Document parent name"
+            case .document: "Document name"
+            case .reference: "Resource name"
+            }
+        }
+    }
+
+    /// The database a `database` field names.
+    public static func database(_ name: String) throws(FirestoreError) -> DatabaseID {
+        try parse(name, as: .database).database
+    }
+
+    /// The database and the path a name of `kind` names (the root for a parent `…/documents`).
+    public static func parse(_ name: String, as kind: Kind) throws(FirestoreError) -> (database: DatabaseID, path: ResourcePath) {
+        var scanner = Scanner(name: name, kind: kind)
+        let result = try scanner.run()
+        if kind == .reference { try result.path.validateSegments() }
+        return result
+    }
+
+    private struct Scanner {
+        let name: String
+        let kind: Kind
+        let bytes: [UInt8]
+        var pos = 0
+
+        init(name: String, kind: Kind) {
+            self.name = name
+            self.kind = kind
+            bytes = Array(name.utf8)
+        }
+
+        var atEnd: Bool { pos == bytes.count }
+
+        mutating func run() throws(FirestoreError) -> (database: DatabaseID, path: ResourcePath) {
+            try literal("projects")
+            try slash()
+            let project = try segment("project")
+            try slash()
+            try literal("databases")
+            try slash()
+            let database = DatabaseID(project: project, database: try segment("database"))
+            if kind == .database {
+                if atEnd { return (database, .root) }
+                if pos == bytes.count - 1 && bytes[pos] == slashByte { throw fail("has invalid trailing \"/\".") }
+                throw fail("has extra characters at index \(index(pos)).")
+            }
+            if kind == .reference {
+                // A reference names a document: the emulator's own words for the other
+                // resources a name may spell.
+                if atEnd { throw .invalidArgument("Non-document resource reference value not supported.") }
+                let rest = bytes[pos...]
+                let documents = Array("/documents".utf8)
+                guard rest.starts(with: documents), rest.count == documents.count || rest[pos + documents.count] == slashByte else {
+                    throw .invalidArgument("Resource \"\(name)\" is not recognized.")
+                }
+            }
+            try slash()
+            try literal("documents")
+            if atEnd {
+                if kind == .documentParent { return (database, .root) }
+                throw fail("is invalid: Omit \"/documents\" when referencing a database (except as the parent of a document).")
+            }
+            try slash(afterDocuments: true)
+            var segments: [String] = []
+            while true {
+                segments.append(try id("collection"))
+                try slash()
+                segments.append(try id("resource"))
+                if atEnd { return (database, ResourcePath(segments: segments)) }
+                try slash()
+            }
+        }
+
+        private let slashByte = UInt8(ascii: "/")
+
+        func index(_ byteOffset: Int) -> Int {
+            String(decoding: bytes[..<byteOffset], as: UTF8.self).utf16.count
+        }
+
+        func fail(_ what: String) -> FirestoreError {
+            .invalidArgument("\(kind.label) \"\(name)\" \(what)")
+        }
+
+        mutating func literal(_ text: String) throws(FirestoreError) {
+            let want = Array(text.utf8)
+            guard bytes[pos...].starts(with: want) else { throw fail("lacks \"\(text)\" at index \(index(pos)).") }
+            pos += want.count
+        }
+
+        /// A `/` between parts; one that ends the name is the trailing-slash error.
+        mutating func slash(afterDocuments: Bool = false) throws(FirestoreError) {
+            guard !atEnd, bytes[pos] == slashByte else { throw fail("lacks \"/\" at index \(index(pos)).") }
+            pos += 1
+            if atEnd { throw fail(afterDocuments ? "is invalid: Omit trailing \"/\"." : "has invalid trailing \"/\".") }
+        }
+
+        /// The text up to the next `/`; empty is "lacks a … id".
+        mutating func segment(_ what: String) throws(FirestoreError) -> String {
+            let start = pos
+            while !atEnd && bytes[pos] != slashByte { pos += 1 }
+            if pos == start { throw fail("lacks a \(what) id at index \(index(start)).") }
+            return String(decoding: bytes[start..<pos], as: UTF8.self)
+        }
+
+        /// A collection or document id: also never `.` or `..`.
+        mutating func id(_ what: String) throws(FirestoreError) -> String {
+            let start = pos
+            let text = try segment(what)
+            if text == "." || text == ".." { throw fail("contains a \(what) id \"\(text)\" at index \(index(start)).") }
+            return text
+        }
+    }
+}
