@@ -42,6 +42,8 @@ let package = Package(
         .testTarget(name: "HearthTransportTests", dependencies: ["HearthTransport", "SeededRandom"]),
         .testTarget(name: "HearthGRPCTests", dependencies: ["HearthGRPC", "HearthTransport"]),
         .testTarget(name: "HearthServerTests", dependencies: ["HearthServer", "HearthGRPC", "HearthTransport", "HearthCore", "SeededRandom"]),
+        // Runs the built `hearth` binary (the dependency makes sure it is built first).
+        .testTarget(name: "hearthTests", dependencies: ["hearth"]),
     ],
     swiftLanguageModes: [.v6]
 )

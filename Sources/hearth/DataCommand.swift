@@ -29,41 +29,60 @@ enum DataCommand {
         var database: String?
     }
 
-    private static func parse(_ args: [String]) -> Options? {
+    /// What is wrong with the command line (exit 2, with the usage); `nil` message: --help.
+    private struct UsageProblem: Error { let message: String? }
+
+    private static func parse(_ args: [String]) throws(UsageProblem) -> Options {
         let args = args.flatMap { arg -> [String] in
             guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return [arg] }
             return [String(arg[..<eq]), String(arg[arg.index(after: eq)...])]
         }
+        if args.contains(where: { $0 == "-h" || $0 == "--help" }) { throw UsageProblem(message: nil) }
         var options = Options(path: "")
         var i = 0
         while i < args.count {
             let a = args[i]
-            if !a.hasPrefix("--") {
-                guard options.path.isEmpty else { return nil }
+            if !a.hasPrefix("-") {
+                guard options.path.isEmpty else { throw UsageProblem(message: "one path only; '\(options.path)' and '\(a)' given") }
                 options.path = a
                 i += 1
                 continue
             }
-            guard i + 1 < args.count else { return nil }
+            guard ["--address", "--host-port", "--data-dir", "--project", "--database"].contains(a) else {
+                throw UsageProblem(message: "unknown flag '\(a)'")
+            }
+            guard i + 1 < args.count else { throw UsageProblem(message: "\(a) needs a value") }
             let v = args[i + 1]
             switch a {
             case "--address", "--host-port": options.address = v
             case "--data-dir": options.dataDir = v
             case "--project": options.project = v
-            case "--database": options.database = v
-            default: return nil
+            default: options.database = v
             }
             i += 2
         }
-        guard !options.path.isEmpty, options.address == nil || options.dataDir == nil else { return nil }
+        guard !options.path.isEmpty else { throw UsageProblem(message: "no path given") }
+        guard options.address == nil || options.dataDir == nil else { throw UsageProblem(message: "give --address or --data-dir, not both") }
         if options.address == nil && options.dataDir == nil {
             options.address = ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"]
         }
         return options
     }
 
+    /// The parsed options, or the exit status once help or a usage problem was printed.
+    private static func options(_ args: [String]) -> Result<Options, ExitStatus> {
+        do { return .success(try parse(args)) } catch {
+            guard let message = error.message else { print(usage); return .failure(ExitStatus(code: 0)) }
+            FileHandle.standardError.write(Data("hearth: \(message)\n\n\(usage)\n".utf8))
+            return .failure(ExitStatus(code: 2))
+        }
+    }
+
+    private struct ExitStatus: Error { let code: Int32 }
+
     static func export(_ args: [String]) -> Int32 {
-        guard let o = parse(args) else { return usageError() }
+        let o: Options
+        switch options(args) { case .success(let parsed): o = parsed; case .failure(let exit): return exit.code }
         let target = absolute(o.path)
         do throws(FirestoreError) {
             if let dataDir = o.dataDir {
@@ -99,7 +118,8 @@ enum DataCommand {
     }
 
     static func importData(_ args: [String]) -> Int32 {
-        guard let o = parse(args) else { return usageError() }
+        let o: Options
+        switch options(args) { case .success(let parsed): o = parsed; case .failure(let exit): return exit.code }
         let source = absolute(o.path)
         do throws(FirestoreError) {
             if let dataDir = o.dataDir {
@@ -171,11 +191,6 @@ enum DataCommand {
 
     private static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
-    }
-
-    private static func usageError() -> Int32 {
-        FileHandle.standardError.write(Data(usage.utf8))
-        return 2
     }
 
     private static func failure(_ message: String) -> Int32 {

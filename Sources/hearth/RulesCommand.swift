@@ -8,13 +8,27 @@ enum RulesCommand {
         FileHandle.standardError.write((s + "\n").data(using: .utf8)!)
     }
 
+    static let usage = """
+        usage: hearth rules check FILE…
+               hearth rules test CASES.json… [--coverage FILE.json|FILE.html]
+          check       compile each rules file; print FILE:LINE:COL diagnostics (exit 1 on any error)
+          test        run each case file (docs/formats.md#rules-test-cases): PASS/FAIL per case
+                      and a count (exit 1 on any failure)
+          --coverage  write which rules each case reached, as JSON or an HTML page
+        """
+
+    /// Whether `args` ask for help (then the usage is printed).
+    static func wantsHelp(_ args: [String]) -> Bool { args.contains { $0 == "-h" || $0 == "--help" } }
+
     /// Exit status: 0 when every file compiles, 1 otherwise; diagnostics as FILE:LINE:COL.
     static func check(_ files: [String]) -> Int32 {
-        guard !files.isEmpty else { printError("usage: hearth rules check FILE…"); return 2 }
+        if wantsHelp(files) { print(usage); return 0 }
+        if let flag = files.first(where: { $0.hasPrefix("-") }) { printError("hearth rules check: unknown flag '\(flag)'\n\n\(usage)"); return 2 }
+        guard !files.isEmpty else { printError("hearth rules check: no rules file given\n\n\(usage)"); return 2 }
         var failed = false
         for f in files {
-            guard let source = try? String(contentsOfFile: f, encoding: .utf8) else {
-                printError("\(f): error: cannot read file")
+            guard let source = FileManager.default.contents(atPath: f).flatMap({ String(data: $0, encoding: .utf8) }) else {
+                printError("\(f): error: " + (FileManager.default.fileExists(atPath: f) ? "cannot read the file" : "no such file"))
                 failed = true
                 continue
             }
@@ -26,20 +40,24 @@ enum RulesCommand {
     }
 
     static func test(_ args: [String]) -> Int32 {
+        if wantsHelp(args) { print(usage); return 0 }
         var files: [String] = []
         var coveragePath: String?
         var i = 0
         while i < args.count {
             if args[i] == "--coverage" {
-                guard i + 1 < args.count else { printError("--coverage needs FILE.json or FILE.html"); return 2 }
+                guard i + 1 < args.count else { printError("hearth rules test: --coverage needs FILE.json or FILE.html"); return 2 }
                 coveragePath = args[i + 1]
                 i += 2
+            } else if args[i].hasPrefix("-") {
+                printError("hearth rules test: unknown flag '\(args[i])'\n\n\(usage)")
+                return 2
             } else {
                 files.append(args[i])
                 i += 1
             }
         }
-        guard !files.isEmpty else { printError("usage: hearth rules test CASES.json… [--coverage FILE.json|FILE.html]"); return 2 }
+        guard !files.isEmpty else { printError("hearth rules test: no case file given\n\n\(usage)"); return 2 }
         var passed = 0, failed = 0
         var reports: [CoverageReport] = []
         for f in files {
@@ -51,7 +69,7 @@ enum RulesCommand {
                 failed += 1
                 continue
             } catch {
-                print("FAIL \(f): \(error)")
+                print("FAIL \(error)")
                 failed += 1
                 continue
             }

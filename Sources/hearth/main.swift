@@ -6,12 +6,12 @@ let usage = """
     usage: hearth <command> [options]
 
     commands:
-      serve [--port N] [--seed FILE] …         run the emulator (REST on one port; `hearth serve --help`)
+      serve [--port N] [--seed FILE] …         run the emulator (REST, gRPC, WebChannel on one port; `hearth serve --help`)
       export DIR [--address H:P | --data-dir D]  write a firebase-tools export folder (`hearth export --help`)
-      import PATH [--address H:P | --data-dir D] load an export or Hearth JSON
+      import PATH [--address H:P | --data-dir D] load an export or Hearth JSON (`hearth import --help`)
       rules check FILE…                       compile rules; print FILE:LINE:COL diagnostics
       rules test CASES.json… [--coverage FILE.json|FILE.html]
-                                              run rules test cases (docs/formats.md)
+                                              run rules test cases (`hearth rules --help`)
       help           print this message
 
     The embedded engine is available today as a library: `import FirebaseFirestore`
@@ -32,11 +32,15 @@ case "rules":
     switch args.dropFirst().first {
     case "check": exit(RulesCommand.check(Array(args.dropFirst(2))))
     case "test": exit(RulesCommand.test(Array(args.dropFirst(2))))
-    default:
-        FileHandle.standardError.write("usage: hearth rules check FILE… | hearth rules test CASES.json… [--coverage FILE]\n".data(using: .utf8)!)
+    case "-h", "--help", "help": print(RulesCommand.usage)
+    case nil:
+        RulesCommand.printError("hearth rules: which one, check or test?\n\n\(RulesCommand.usage)")
+        exit(2)
+    case let sub?:
+        RulesCommand.printError("hearth rules: unknown command '\(sub)'\n\n\(RulesCommand.usage)")
         exit(2)
     }
 case let command?:
-    FileHandle.standardError.write("hearth: '\(command)' is not available yet in this build\n\n\(usage)\n".data(using: .utf8)!)
+    FileHandle.standardError.write(Data("hearth: unknown command '\(command)'\n\n\(usage)\n".utf8))
     exit(2)
 }

@@ -13,6 +13,9 @@ public typealias IndexConfiguration = HearthCore.IndexConfiguration
 /// What a query that production would reject for a missing composite index does:
 /// `.enforce` (fail with FAILED_PRECONDITION), `.warn` (log once), `.off`, `.learn` (record).
 public typealias IndexMode = HearthCore.IndexMode
+/// Where the engine's warnings go (a query production would reject in `.warn` mode…):
+/// standard error unless `HearthLog.setHandler` routes them elsewhere.
+public typealias HearthLog = HearthCore.HearthLog
 
 extension HearthCore.ManualClock {
     public convenience init(now: Timestamp) { self.init(now: now.core) }

@@ -59,10 +59,14 @@ struct UserDataWriter {
         }
     }
 
-    /// The document's fields, converted once per stored version and `Firestore` instance
-    /// (dictionaries are values, so every caller still gets its own copy on mutation).
+    /// The document's fields, converted once per stored version and `Firestore` instance and
+    /// kept in the document's front-end cache (dictionaries are values, so every caller still
+    /// gets its own copy on mutation).
     func memoizedFields(_ document: Document) -> [String: Any] {
-        document.memoizedFields(for: firestore) { fields(document.fields) }
+        if let cached = document.frontEndCache(for: firestore) as? BridgedFields { return cached.fields }
+        let made = BridgedFields(fields(document.fields))
+        document.setFrontEndCache(made, for: firestore)
+        return made.fields
     }
 
     func fields(_ m: MapValue) -> [String: Any] {
@@ -75,4 +79,11 @@ struct UserDataWriter {
         let positions = FieldNameLayouts.positions(of: m)
         return m.entries.withUnsafeBufferPointer { entries in positions.mapValues { value(entries[$0].value) } }
     }
+}
+
+/// What the Swift API keeps in a stored document's front-end cache: the fields as `data()`
+/// hands them out. Immutable, so any thread may read it.
+final class BridgedFields: @unchecked Sendable {
+    let fields: [String: Any]
+    init(_ fields: [String: Any]) { self.fields = fields }
 }

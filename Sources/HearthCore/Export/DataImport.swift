@@ -120,10 +120,12 @@ public enum ExportFolder {
     @discardableResult
     public static func replace(_ directory: String, emulatorVersion: String = "hearth",
                                write: (_ staging: String) throws(FirestoreError) -> ExportWriter.Summary) throws(FirestoreError) -> ExportWriter.Summary {
-        let standardized = (directory as NSString).standardizingPath
+        let fm = FileManager.default
+        // A relative path is the working directory's (its parent would otherwise be "").
+        let absolute = directory.hasPrefix("/") ? directory : (fm.currentDirectoryPath as NSString).appendingPathComponent(directory)
+        let standardized = (absolute as NSString).standardizingPath
         let parent = (standardized as NSString).deletingLastPathComponent
         let name = (standardized as NSString).lastPathComponent
-        let fm = FileManager.default
         do { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
             throw FirestoreError(.invalidArgument, "Cannot create \(parent): \(error.localizedDescription)")
         }

@@ -17,11 +17,12 @@ public struct Document: Sendable, Hashable {
         _modify { makeUnique(); yield &storage.path }
     }
 
-    /// Changing the fields detaches the document from the memo of the copy it came from.
+    /// Changing the fields detaches the document from the front-end cache of the copy it
+    /// came from.
     public var fields: MapValue {
         get { storage.fields }
         _modify {
-            if makeUnique(copyingFields: true) { storage.clearMemo() }  // a fresh copy has no memo
+            if makeUnique(copyingFields: true) { storage.clearFrontEndCache() }  // a fresh copy has none
             yield &storage.fields
         }
     }
@@ -62,21 +63,28 @@ public struct Document: Sendable, Hashable {
         return false
     }
 
-    // MARK: The memo
+    // MARK: A front end's cache
 
-    /// The value the Swift API derives from these fields for `owner` — a `Firestore`
-    /// instance's bridged `[String: Any]` — made by `make` the first time and kept with the
-    /// document, so reading an unchanged stored document again does not convert it again.
-    /// Another owner's request replaces it (bridged references belong to their instance).
-    public func memoizedFields(for owner: AnyObject, make: () -> [String: Any]) -> [String: Any] {
+    /// A slot where a front end keeps what it derived from these fields for `owner`, so
+    /// reading an unchanged stored document again does not convert it again. The engine
+    /// never reads it. The Swift API keeps a `Firestore` instance's bridged `[String: Any]`
+    /// here (what `data()` returns: reading a document again is then a lock and a pointer).
+    /// One entry per document: another owner's `setFrontEndCache` replaces it. Dropped when
+    /// the fields change or a commit replaces the document. Not generic on purpose: a
+    /// generic function across modules runs unspecialised, and its cast made every cached
+    /// read measurably slower (c_eq_warm); the caller casts to its own final class.
+    public func frontEndCache(for owner: AnyObject) -> (any AnyObject & Sendable)? {
         let id = ObjectIdentifier(owner)
-        let hit = storage.memo.withLock { (entry: inout Memo?) -> [String: Any]? in
-            entry?.owner == id ? entry.unsafelyUnwrapped.fields : nil
+        return storage.frontEndCache.withLock { (entry: inout FrontEndCacheEntry?) -> (any AnyObject & Sendable)? in
+            guard let found = entry, found.owner == id else { return nil }
+            return found.cache
         }
-        if let hit { return hit }
-        let fields = make()
-        storage.memo.withLock { $0 = Memo(owner: id, fields: fields) }
-        return fields
+    }
+
+    /// Keeps `cache` as `owner`'s (see `frontEndCache(for:)`); copies of this document share it.
+    public func setFrontEndCache(_ cache: AnyObject & Sendable, for owner: AnyObject) {
+        let entry = FrontEndCacheEntry(owner: ObjectIdentifier(owner), cache: cache)
+        storage.frontEndCache.withLock { $0 = entry }
     }
 
     // MARK: Replacement
@@ -91,26 +99,26 @@ public struct Document: Sendable, Hashable {
     /// looks the path up).
     var isReplaced: Bool { storage.replaced.load(ordering: .acquiring) }
 
-    /// Called by the commit that replaces this document as its path's head. Its memo goes
-    /// too: reads of a replaced version are rare, and it may be retained for an hour.
+    /// Called by the commit that replaces this document as its path's head. Its front-end
+    /// cache goes too: reads of a replaced version are rare, and it may be retained for an hour.
     func markReplaced() {
-        storage.clearMemo()
+        storage.clearFrontEndCache()
         storage.replaced.store(true, ordering: .releasing)
     }
 
-    private struct Memo: @unchecked Sendable {
+    private struct FrontEndCacheEntry: Sendable {
         let owner: ObjectIdentifier
-        let fields: [String: Any]
+        let cache: any AnyObject & Sendable
     }
 
     /// The shared parts. Mutated only through a uniquely referenced `Document` (copy on
     /// write), so no two threads see a change and no two accesses overlap: the parts skip
     /// the runtime's exclusivity bookkeeping (a call on every read of a class property
-    /// otherwise). The memo has its own lock.
+    /// otherwise). The front-end cache has its own lock.
     private final class Storage: @unchecked Sendable {
-        // Beside the reference count: an index scan reads `replaced`, `data()` the memo.
+        // Beside the reference count: an index scan reads `replaced`, `data()` the cache.
         let replaced = Atomic<Bool>(false)
-        let memo = Mutex<Memo?>(nil)
+        let frontEndCache = Mutex<FrontEndCacheEntry?>(nil)
         @exclusivity(unchecked) var path: ResourcePath
         @exclusivity(unchecked) var fields: MapValue
         @exclusivity(unchecked) var createTime: Timestamp
@@ -123,6 +131,6 @@ public struct Document: Sendable, Hashable {
             self.updateTime = updateTime
         }
 
-        func clearMemo() { memo.withLock { $0 = nil } }
+        func clearFrontEndCache() { frontEndCache.withLock { $0 = nil } }
     }
 }

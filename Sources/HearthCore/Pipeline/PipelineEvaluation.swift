@@ -7,7 +7,7 @@ public struct PipelineRow: Sendable {
     /// Changing the fields detaches the row from the stored document it came from.
     public var fields: MapValue { didSet { document = nil } }
     /// The stored document the row still is (same fields), so front ends can reuse what they
-    /// derived from it (the Swift API's memoised `data()`); nil once a stage changed it.
+    /// derived from it (`Document.frontEndCache`); nil once a stage changed it.
     public private(set) var document: Document?
     public var createTime: Timestamp?
     public var updateTime: Timestamp?

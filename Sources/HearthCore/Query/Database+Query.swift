@@ -158,7 +158,7 @@ extension Database {
         case .warn:
             for m in unlogged {
                 let error = IndexRequirements.missingIndexError(m, database: id, configuration: configuration)
-                FileHandle.standardError.write(Data("[hearth] warning: production would reject this query: \(error.message)\n".utf8))
+                HearthLog.warning("production would reject this query: \(error.message)")
             }
         case .learn, .off:
             break

@@ -39,21 +39,48 @@ enum QueryPlanner {
         return query.disjuncts.map { plan($0, query) }
     }
 
+    /// One conjunction's plan: a lookup by name, or a scan of the index its equalities and
+    /// orderings name, from its prefix, bounded by range filters and cursors when in order.
     private static func plan(_ conjunction: [QueryFilter], _ query: NormalizedQuery) -> QueryPlan {
-        let q = query.query
-        for leaf in conjunction {
-            if case .field(let f, .equal, .reference(let name)) = leaf, f.isDocumentName {
-                return QueryPlan(source: .lookup([name.path]), ordered: true)
-            }
+        if let name = documentNameEquality(conjunction) { return QueryPlan(source: .lookup([name.path]), ordered: true) }
+        let firstOrdering = query.orderBy.first { !$0.field.isDocumentName }
+        let constraints = equalityConstraints(conjunction, firstOrdering: firstOrdering)
+        let definition = indexDefinition(constraints.equalities, query)
+        let order = query.orderBy
+        let inOrder = order.last!.field.isDocumentName && order.last!.descending == definition.nameDescending
+        let prefix = scanPrefix(definition, constraints.equalities, query.query)
+        // The prefix, a range filter's bound and an end cursor: room for three.
+        var stops: [[UInt8]] = []
+        stops.reserveCapacity(3)
+        stops.append(prefix)
+        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: stops, ordered: inOrder,
+                             filterSettled: constraints.filterSettled)
+        guard inOrder else {
+            if constraints.rangeBoundsScan { plan.filterSettled = false }
+            return plan
         }
-        // Equality-type constraints, one per field (a second one on a field only narrows
-        // what the post-filter removes anyway), sorted by field path.
+        if let firstOrdering { boundByRangeFilters(&plan, conjunction, on: firstOrdering) }
+        boundByCursors(&plan, query, definition)
+        return plan
+    }
+
+    /// `__name__ == reference`: the one document to look up.
+    private static func documentNameEquality(_ conjunction: [QueryFilter]) -> DocumentName? {
+        for leaf in conjunction {
+            if case .field(let f, .equal, .reference(let name)) = leaf, f.isDocumentName { return name }
+        }
+        return nil
+    }
+
+    /// Equality-type constraints, one per field (a second one on a field only narrows what
+    /// the post-filter removes anyway), sorted by field path; whether the scan settles the
+    /// whole filter; whether inclusive range filters on the first ordered field do (they
+    /// become the scan's seek and stop keys, which include exactly the entries whose values
+    /// satisfy them — when the scan runs in order).
+    private static func equalityConstraints(_ conjunction: [QueryFilter], firstOrdering: Ordering?)
+        -> (equalities: [(field: IndexDefinition.Field, value: Value)], filterSettled: Bool, rangeBoundsScan: Bool) {
         var equalities: [(field: IndexDefinition.Field, value: Value)] = []
         var filterSettled = true
-        // Inclusive range filters on the first ordered field are settled too when the scan
-        // runs in order: they become its seek and stop keys (below), which include exactly
-        // the entries whose values satisfy them.
-        let firstOrdering = query.orderBy.first { !$0.field.isDocumentName }
         var rangeBoundsScan = false
         for leaf in conjunction {
             let e: (IndexDefinition.Field, Value)?
@@ -80,60 +107,62 @@ enum QueryPlanner {
             }
         }
         equalities.sort { $0.field.path < $1.field.path || ($0.field.path == $1.field.path && $0.field.kind == .contains) }
+        return (equalities, filterSettled, rangeBoundsScan)
+    }
 
-        let order = query.orderBy
-        let nameLast = order.last!.field.isDocumentName
+    /// The index the scan reads: the equality fields, then the ordered fields.
+    private static func indexDefinition(_ equalities: [(field: IndexDefinition.Field, value: Value)], _ query: NormalizedQuery) -> IndexDefinition {
         var fields: [IndexDefinition.Field] = []
-        fields.reserveCapacity(equalities.count + order.count)
+        fields.reserveCapacity(equalities.count + query.orderBy.count)
         for e in equalities { fields.append(e.field) }
-        for o in order where !o.field.isDocumentName { fields.append(.init(o.field, o.descending ? .descending : .ascending)) }
-        let definition = IndexDefinition(collectionGroup: q.collectionID, scope: q.allDescendants ? .collectionGroup : .collection, fields: fields)
-        let inOrder = nameLast && order.last!.descending == definition.nameDescending
+        for o in query.orderBy where !o.field.isDocumentName { fields.append(.init(o.field, o.descending ? .descending : .ascending)) }
+        let q = query.query
+        return IndexDefinition(collectionGroup: q.collectionID, scope: q.allDescendants ? .collectionGroup : .collection, fields: fields)
+    }
 
+    /// The key prefix every matching entry shares: the collection (or, for an unordered
+    /// collection-group scan, the parent) and the equality values.
+    private static func scanPrefix(_ definition: IndexDefinition, _ equalities: [(field: IndexDefinition.Field, value: Value)],
+                                   _ q: StructuredQuery) -> [UInt8] {
         var prefix: [UInt8] = []
         prefix.reserveCapacity(64)
         if definition.scope == .collection {
             IndexKeyEncoding.encodePath(q.collectionPath, into: &prefix)
-        } else if fields.isEmpty {
+        } else if definition.fields.isEmpty {
             // Documents under `parent` are contiguous in path order.
             for segment in q.parent.segments { DocumentKey.encode(segment, into: &prefix) }
         }
         for e in equalities { IndexKeyEncoding.encode(e.value, into: &prefix) }
+        return prefix
+    }
 
-        // The prefix, a range filter's bound and an end cursor: room for three.
-        var stops: [[UInt8]] = []
-        stops.reserveCapacity(3)
-        stops.append(prefix)
-        var plan = QueryPlan(source: .index(definition), prefix: prefix, seek: prefix, stops: stops, ordered: inOrder,
-                             filterSettled: filterSettled)
-        guard inOrder else {
-            if rangeBoundsScan { plan.filterSettled = false }
-            return plan
+    /// Range filters on the first ordered field bound the scan: the tightest low bound is
+    /// its seek key, the tightest high bound a stop key.
+    private static func boundByRangeFilters(_ plan: inout QueryPlan, _ conjunction: [QueryFilter], on first: Ordering) {
+        var low: [UInt8]? = nil, high: [UInt8]? = nil
+        for leaf in conjunction {
+            guard case .field(let f, let op, let v) = leaf, f == first.field, op.isRange, !v.isNaN else { continue }
+            let bracket = IndexKeyEncoding.bracket(of: v)
+            var encoded: [UInt8] = []
+            IndexKeyEncoding.encode(v, into: &encoded)
+            let (lo, hi) = op == .greaterThan || op == .greaterThanOrEqual ? (encoded, [bracket.end]) : ([bracket.start], encoded)
+            if low.map({ OrderedBytes.compare(lo, $0) > 0 }) ?? true { low = lo }
+            if high.map({ OrderedBytes.compare(hi, $0) < 0 }) ?? true { high = hi }
         }
+        guard var low, var high else { return }
+        if first.descending {
+            IndexKeyEncoding.invert(&low, from: 0)
+            IndexKeyEncoding.invert(&high, from: 0)
+            swap(&low, &high)
+        }
+        plan.seek = plan.prefix + low
+        plan.stops.append(plan.prefix + high)
+    }
 
-        // Range filters on the first ordered field bound the scan.
-        if let first = firstOrdering {
-            var low: [UInt8]? = nil, high: [UInt8]? = nil
-            for leaf in conjunction {
-                guard case .field(let f, let op, let v) = leaf, f == first.field, op.isRange, !v.isNaN else { continue }
-                let bracket = IndexKeyEncoding.bracket(of: v)
-                var encoded: [UInt8] = []
-                IndexKeyEncoding.encode(v, into: &encoded)
-                let (lo, hi) = op == .greaterThan || op == .greaterThanOrEqual ? (encoded, [bracket.end]) : ([bracket.start], encoded)
-                if low.map({ OrderedBytes.compare(lo, $0) > 0 }) ?? true { low = lo }
-                if high.map({ OrderedBytes.compare(hi, $0) < 0 }) ?? true { high = hi }
-            }
-            if var low, var high {
-                if first.descending {
-                    IndexKeyEncoding.invert(&low, from: 0)
-                    IndexKeyEncoding.invert(&high, from: 0)
-                    swap(&low, &high)
-                }
-                plan.seek = prefix + low
-                plan.stops.append(prefix + high)
-            }
-        }
-        // Cursors bound it further.
+    /// Cursors bound it further: a start cursor past the seek key moves it, an end cursor
+    /// adds a stop key.
+    private static func boundByCursors(_ plan: inout QueryPlan, _ query: NormalizedQuery, _ definition: IndexDefinition) {
+        let order = query.orderBy, prefix = plan.prefix
         if let start = query.startAt {
             let key = prefix + encode(start, order: order, definition: definition, collection: query.query.collectionPath)
             if OrderedBytes.compare(key, plan.seek) > 0 { plan.seek = key }
@@ -141,7 +170,6 @@ enum QueryPlanner {
         if let end = query.endAt {
             plan.stops.append(prefix + encode(end, order: order, definition: definition, collection: query.query.collectionPath))
         }
-        return plan
     }
 
     /// Whether an equality operand is matched exactly by comparing encodings: no null, NaN

@@ -180,17 +180,7 @@ public final class Database: Sendable {
         var ticket: UInt64?
         let result = try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
             try journal?.checkWritable()
-            if let transaction {
-                guard let txn = core.transactions.removeValue(forKey: transaction) else { throw .invalidTransaction }
-                core.ended.insert(transaction)
-                if txn.mode == .readOnly && !writes.isEmpty {
-                    throw .invalidArgument("Cannot modify entities in a read-only transaction.")
-                }
-                for (key, seen) in txn.reads where core.state.documents[key]?.document?.updateTime != seen {
-                    throw .contention
-                }
-                for query in txn.queries where query.invalidated(by: core.state) { throw .contention }
-            }
+            if let transaction { try Self.endTransaction(transaction, writing: !writes.isEmpty, in: &core) }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             // Changes are only collected while someone listens or a log records them.
             let publishing = hub.isActive || acknowledging != nil
@@ -217,6 +207,20 @@ public final class Database: Sendable {
         // Acknowledged only once durable (a group of concurrent commits shares one sync).
         if let journal, let ticket { try journal.waitDurable(ticket) }
         return result
+    }
+
+    /// Ends `transaction` for its commit: it must be open, read-only ones may not write, and
+    /// what it read (documents and queries) must not have changed since (else ABORTED).
+    private static func endTransaction(_ transaction: TransactionID, writing: Bool, in core: inout Core) throws(FirestoreError) {
+        guard let txn = core.transactions.removeValue(forKey: transaction) else { throw .invalidTransaction }
+        core.ended.insert(transaction)
+        if txn.mode == .readOnly && writing {
+            throw .invalidArgument("Cannot modify entities in a read-only transaction.")
+        }
+        for (key, seen) in txn.reads where core.state.documents[key]?.document?.updateTime != seen {
+            throw .contention
+        }
+        for query in txn.queries where query.invalidated(by: core.state) { throw .contention }
     }
 
     /// A document touched by a commit: its stored version and the working copy.

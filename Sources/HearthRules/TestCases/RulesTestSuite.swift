@@ -42,23 +42,30 @@ public struct RulesTestSuite {
     public var projectID: String
 
     /// Loads a case file; `rules` and a string `data` are relative to the file's folder.
+    /// A file that cannot be read or parsed is a `LoadError` naming it; rules that do not
+    /// compile are a `RulesCompileError` (its diagnostics say where).
     public static func load(path: String) throws -> RulesTestSuite {
         let url = URL(fileURLWithPath: path)
-        let text = try String(contentsOf: url, encoding: .utf8)
-        let json = try JSON.parse(text)
+        let json = try parseJSON(url, path)
         let folder = url.deletingLastPathComponent()
         guard let rulesName = json["rules"]?.stringValue else { throw LoadError(message: "\(path): missing \"rules\"") }
         let rulesURL = URL(fileURLWithPath: rulesName, relativeTo: folder)
-        let source = try String(contentsOf: rulesURL, encoding: .utf8)
+        let source = try read(rulesURL, "\(path): the rules file \(rulesURL.path)")
         let program = try RulesProgram.compile(source: source, file: rulesURL.relativePath)
         let project = json["project"]?.stringValue ?? "demo-hearth"
         var seed: [ResourcePath: MapValue] = [:]
-        switch json["data"] {
-        case .string(let dataPath)?:
-            let dataText = try String(contentsOf: URL(fileURLWithPath: dataPath, relativeTo: folder), encoding: .utf8)
-            seed = try Self.documents(try JSON.parse(dataText), project: project)
-        case let inline?: seed = try Self.documents(inline, project: project)
-        case nil: break
+        do {
+            switch json["data"] {
+            case .string(let dataPath)?:
+                let dataURL = URL(fileURLWithPath: dataPath, relativeTo: folder)
+                seed = try Self.documents(try parseJSON(dataURL, "\(path): the data file \(dataURL.path)"), project: project)
+            case let inline?: seed = try Self.documents(inline, project: project)
+            case nil: break
+            }
+        } catch let error as LoadError {
+            throw error
+        } catch {
+            throw LoadError(message: "\(path): \"data\": \(error)")
         }
         guard case .array(let items)? = json["cases"] else { throw LoadError(message: "\(path): missing \"cases\"") }
         var cases: [Case] = []
@@ -70,6 +77,22 @@ public struct RulesTestSuite {
             }
         }
         return RulesTestSuite(rulesPath: rulesURL.relativePath, program: program, seed: seed, cases: cases, projectID: project)
+    }
+
+    /// A file's text; `what` names it in the error (Foundation's own error is a Cocoa
+    /// dictionary dump, not a message).
+    private static func read(_ url: URL, _ what: String) throws(LoadError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { throw LoadError(message: "\(what): no such file") }
+        guard !isDirectory.boolValue else { throw LoadError(message: "\(what): is a directory") }
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw LoadError(message: "\(what): cannot be read") }
+        guard let text = String(data: data, encoding: .utf8) else { throw LoadError(message: "\(what): not UTF-8 text") }
+        return text
+    }
+
+    private static func parseJSON(_ url: URL, _ what: String) throws(LoadError) -> JSON {
+        let text = try read(url, what)
+        do { return try JSON.parse(text) } catch { throw LoadError(message: "\(what): not JSON: \(error)") }
     }
 
     /// The seeded documents (of the default database) by path.

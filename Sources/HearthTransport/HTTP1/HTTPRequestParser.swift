@@ -137,68 +137,105 @@ struct HTTPRequestParser {
         return interpretHead(headBytes)
     }
 
+    /// A request head that is refused: the status and message answered.
+    private struct Refusal: Error {
+        let status: Int
+        let message: String
+        init(_ status: Int, _ message: String) { self.status = status; self.message = message }
+    }
+
+    /// The head's lines, request line, headers and body framing, each checked; sets up the
+    /// body's reading.
     private mutating func interpretHead(_ bytes: ArraySlice<UInt8>) -> Outcome {
+        do throws(Refusal) {
+            let lines = try Self.splitLines(bytes)
+            let (method, target, minor) = try Self.parseRequestLine(lines[0])
+            let headers = try Self.parseHeaders(lines.dropFirst())
+            let (framing, expectsContinue) = try bodyFraming(headers)
+            self.framing = framing
+            head = Head(method: method, target: target, minorVersion: minor, headers: headers, expectsContinue: expectsContinue)
+            body = []
+            if case .length(let n) = framing { body.reserveCapacity(n) }
+            return .request(HTTPRequest(method: method, target: target))
+        } catch {
+            return .failure(status: error.status, message: error.message)
+        }
+    }
+
+    /// Lines end with CRLF; a bare CR or LF, or a NUL byte, is refused.
+    private static func splitLines(_ bytes: ArraySlice<UInt8>) throws(Refusal) -> [ArraySlice<UInt8>] {
         var lines: [ArraySlice<UInt8>] = []
         var lineStart = bytes.startIndex
         var j = bytes.startIndex
         while j < bytes.endIndex {
             if bytes[j] == 13 {
                 guard j + 1 < bytes.endIndex, bytes[j + 1] == 10 else {
-                    return .failure(status: 400, message: "Malformed request: a bare CR in the request head.")
+                    throw Refusal(400, "Malformed request: a bare CR in the request head.")
                 }
                 lines.append(bytes[lineStart..<j])
                 j += 2
                 lineStart = j
                 continue
             }
-            if bytes[j] == 10 { return .failure(status: 400, message: "Malformed request: a bare LF in the request head.") }
-            if bytes[j] == 0 { return .failure(status: 400, message: "Malformed request: a NUL byte in the request head.") }
+            if bytes[j] == 10 { throw Refusal(400, "Malformed request: a bare LF in the request head.") }
+            if bytes[j] == 0 { throw Refusal(400, "Malformed request: a NUL byte in the request head.") }
             j += 1
         }
         lines.append(bytes[lineStart..<bytes.endIndex])
+        return lines
+    }
 
-        // Request line: METHOD SP target SP HTTP/1.x
-        let parts = lines[0].split(separator: 32, omittingEmptySubsequences: false)
+    /// `METHOD SP target SP HTTP/1.x`: the method, the target and the minor version.
+    private static func parseRequestLine(_ line: ArraySlice<UInt8>) throws(Refusal) -> (method: String, target: String, minor: Int) {
+        let parts = line.split(separator: 32, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
-            return .failure(status: 400, message: "Malformed request line: expected 'METHOD target HTTP/1.1'.")
+            throw Refusal(400, "Malformed request line: expected 'METHOD target HTTP/1.1'.")
         }
         guard parts[0].allSatisfy(Self.isTokenByte) else {
-            return .failure(status: 400, message: "Malformed request line: invalid method.")
+            throw Refusal(400, "Malformed request line: invalid method.")
         }
         guard parts[1].allSatisfy({ $0 > 32 && $0 < 127 }) else {
-            return .failure(status: 400, message: "Malformed request line: the request target contains a space or a non-ASCII byte.")
+            throw Refusal(400, "Malformed request line: the request target contains a space or a non-ASCII byte.")
         }
         let version = parts[2]
         guard version.count == 8, version.starts(with: "HTTP/".utf8), version[version.startIndex + 6] == 46,
               let major = Self.digit(version[version.startIndex + 5]),
               let minor = Self.digit(version[version.startIndex + 7]) else {
-            return .failure(status: 400, message: "Malformed request line: invalid HTTP version.")
+            throw Refusal(400, "Malformed request line: invalid HTTP version.")
         }
         guard major == 1 else {
-            return .failure(status: 505, message: "HTTP version \(major).\(minor) is not supported on an HTTP/1.1 connection.")
+            throw Refusal(505, "HTTP version \(major).\(minor) is not supported on an HTTP/1.1 connection.")
         }
-        let method = String(decoding: parts[0], as: UTF8.self)
-        let target = String(decoding: parts[1], as: UTF8.self)
+        return (String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self), minor)
+    }
 
+    /// `name: value` lines: names lowercased, values without surrounding blanks; folded
+    /// lines are refused.
+    private static func parseHeaders(_ lines: ArraySlice<ArraySlice<UInt8>>) throws(Refusal) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(lines.count - 1)
-        for line in lines.dropFirst() {
+        headers.reserveCapacity(lines.count)
+        for line in lines {
             guard let colon = line.firstIndex(of: 58) else {
                 if let f = line.first, f == 32 || f == 9 {
-                    return .failure(status: 400, message: "Malformed header: obsolete line folding is not accepted.")
+                    throw Refusal(400, "Malformed header: obsolete line folding is not accepted.")
                 }
-                return .failure(status: 400, message: "Malformed header line: missing ':'.")
+                throw Refusal(400, "Malformed header line: missing ':'.")
             }
             let nameBytes = line[line.startIndex..<colon]
             guard !nameBytes.isEmpty, nameBytes.allSatisfy(Self.isTokenByte) else {
-                return .failure(status: 400, message: "Malformed header line: invalid header name.")
+                throw Refusal(400, "Malformed header line: invalid header name.")
             }
             var v = line[(colon + 1)...]
             while let f = v.first, f == 32 || f == 9 { v = v.dropFirst() }
             while let l = v.last, l == 32 || l == 9 { v = v.dropLast() }
             headers.append((String(decoding: nameBytes, as: UTF8.self).lowercased(), String(decoding: v, as: UTF8.self)))
         }
+        return headers
+    }
 
+    /// How the body is delimited (Content-Length or chunked, never both, within the body
+    /// budget) and whether the client waits for `100 Continue`.
+    private func bodyFraming(_ headers: [(name: String, value: String)]) throws(Refusal) -> (BodyFraming, expectsContinue: Bool) {
         var contentLength: Int?
         var chunked = false
         var expectsContinue = false
@@ -206,16 +243,16 @@ struct HTTPRequestParser {
             switch name {
             case "content-length":
                 guard !value.isEmpty, value.utf8.count <= 18, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(value) else {
-                    return .failure(status: 400, message: "Invalid Content-Length header: '\(value.prefix(40))'.")
+                    throw Refusal(400, "Invalid Content-Length header: '\(value.prefix(40))'.")
                 }
                 if let c = contentLength, c != n {
-                    return .failure(status: 400, message: "Conflicting Content-Length headers.")
+                    throw Refusal(400, "Conflicting Content-Length headers.")
                 }
                 contentLength = n
             case "transfer-encoding":
                 let codings = value.lowercased().split(separator: ",").map { $0.trimmingWhitespace }
                 guard codings.last == "chunked", codings.allSatisfy({ $0 == "chunked" || $0 == "identity" }) else {
-                    return .failure(status: 501, message: "Unsupported Transfer-Encoding '\(value.prefix(40))': only chunked is accepted.")
+                    throw Refusal(501, "Unsupported Transfer-Encoding '\(value.prefix(40))': only chunked is accepted.")
                 }
                 chunked = true
             case "expect":
@@ -225,16 +262,12 @@ struct HTTPRequestParser {
             }
         }
         if chunked && contentLength != nil {
-            return .failure(status: 400, message: "A request may not carry both Content-Length and Transfer-Encoding.")
+            throw Refusal(400, "A request may not carry both Content-Length and Transfer-Encoding.")
         }
         if let n = contentLength, n > limits.maxBodyBytes {
-            return .failure(status: 413, message: "Request body of \(n) bytes exceeds the limit of \(limits.maxBodyBytes) bytes.")
+            throw Refusal(413, "Request body of \(n) bytes exceeds the limit of \(limits.maxBodyBytes) bytes.")
         }
-        framing = chunked ? .chunked : .length(contentLength ?? 0)
-        head = Head(method: method, target: target, minorVersion: minor, headers: headers, expectsContinue: expectsContinue)
-        body = []
-        if case .length(let n) = framing { body.reserveCapacity(n) }
-        return .request(HTTPRequest(method: method, target: target))
+        return (chunked ? .chunked : .length(contentLength ?? 0), expectsContinue)
     }
 
     // MARK: Body

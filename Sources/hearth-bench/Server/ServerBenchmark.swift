@@ -114,6 +114,8 @@ enum ServerBenchmark {
         for server in running.withLock({ $0 }) { server.stop() }
     }
 
+    /// Starts the servers, seeds them alike, checks each request kind's answer once, runs the
+    /// timed load interleaved, then the Listen fan-out, and prints the table.
     private static func run(_ options: ServerBenchmarkOptions) throws {
         guard LoadRun.h2load() != nil, ChildProcess.which("nghttp") != nil else {
             throw BenchError("h2load and nghttp are needed: apt-get install -y nghttp2-client")
@@ -121,10 +123,35 @@ enum ServerBenchmark {
         #if DEBUG
         progress("note: debug build; measure with `swift build -c release` and .build/release/hearth-bench --server")
         #endif
+        let signals = stopServersOnSignals()
+        defer { signals.forEach { $0.cancel() } }
+        let loadBefore = loadAverage()
+        let fixture = ServerFixture(n: options.documents)
+        let servers = try startServers(options)
+        defer { stopAll() }
+        try seed(servers, fixture)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-bodies-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let workloads = fixture.workloads.filter { options.only.contains($0.kind) }
+        let bodyFiles = try writeBodies(workloads, to: dir)
+        var broken = checkAnswers(workloads, servers, bodyFiles)
+        let (results, dead) = try timedRuns(options, workloads, servers, bodyFiles, broken: broken)
+        var (fanouts, fanoutErrors) = listenFanout(options, servers.filter { dead[$0.label] == nil })
+        let memory = servers.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
+        for (label, run) in dead {
+            broken["died/\(label)"] = run
+            fanoutErrors[label] = "not run: the server stopped answering during \(run)"
+        }
+        printTable(options: options, servers: servers, workloads: workloads, results: results, broken: broken,
+                   fanouts: fanouts, fanoutErrors: fanoutErrors, memory: memory, load: (loadBefore, loadAverage()))
+    }
+
+    /// SIGINT and SIGTERM stop every server started, then exit (no orphaned JVM).
+    private static func stopServersOnSignals() -> [DispatchSourceSignal] {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
+        return [SIGINT, SIGTERM].map { sig in
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 progress("interrupted: stopping the servers")
@@ -132,29 +159,40 @@ enum ServerBenchmark {
                 exit(130)
             }
             source.resume()
-            sources.append(source)
+            return source
         }
-        defer { sources.forEach { $0.cancel() } }
+    }
 
-        let loadBefore = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
-        let fixture = ServerFixture(n: options.documents)
+    private static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+    }
+
+    /// `hearth serve`, and the server compared with it (one given, or the official emulator).
+    private static func startServers(_ options: ServerBenchmarkOptions) throws -> [ServerUnderTest] {
         progress("starting hearth serve")
         var servers = [try ServerUnderTest.hearth(extraArguments: options.hearthArguments)]
         running.withLock { $0 = servers }
-        defer { stopAll() }
-        if let other = options.compare {
-            servers.append(try ServerUnderTest.external(other))
-        } else if options.compareOfficial {
-            progress("starting the official emulator on 127.0.0.1:\(options.officialPort) (gcloud emulators firestore start)")
-            servers.append(try ServerUnderTest.official(port: options.officialPort))
-            running.withLock { $0 = servers }
+        do {
+            if let other = options.compare {
+                servers.append(try ServerUnderTest.external(other))
+            } else if options.compareOfficial {
+                progress("starting the official emulator on 127.0.0.1:\(options.officialPort) (gcloud emulators firestore start)")
+                servers.append(try ServerUnderTest.official(port: options.officialPort))
+                running.withLock { $0 = servers }
+            }
+        } catch {
+            stopAll()  // hearth serve is running already
+            throw error
         }
         for server in servers {
             let idle = server.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?"
             progress("\(server.label) at \(server.address), pid \(server.pid.map(String.init) ?? "unknown"), RSS \(idle)")
         }
+        return servers
+    }
 
-        // Seed every server the same way.
+    /// Seeds every server the same way, through REST commits.
+    private static func seed(_ servers: [ServerUnderTest], _ fixture: ServerFixture) throws {
         let commits = fixture.seedCommits()
         for server in servers {
             let start = Date()
@@ -170,19 +208,24 @@ enum ServerBenchmark {
             }
             progress(String(format: "seeded \(server.label) in %.1f s", Date().timeIntervalSince(start)))
         }
+    }
 
-        // Check each request kind once per server: status, trailers and the answer.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-bodies-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let workloads = fixture.workloads.filter { options.only.contains($0.kind) }
+    /// Each workload's request body in a file, for h2load.
+    private static func writeBodies(_ workloads: [ServerWorkload], to dir: URL) throws -> [ServerWorkload.Kind: String] {
         var bodyFiles: [ServerWorkload.Kind: String] = [:]
         for w in workloads {
             let path = dir.appendingPathComponent(w.kind.flag + ".bin").path
             try Data(w.body).write(to: URL(fileURLWithPath: path))
             bodyFiles[w.kind] = path
         }
-        var broken: [String: String] = [:]  // "kind/server" → why
+        return bodyFiles
+    }
+
+    /// Checks each request kind once per server (status, trailers, the answer); what failed,
+    /// as "kind/server" → why, is not timed.
+    private static func checkAnswers(_ workloads: [ServerWorkload], _ servers: [ServerUnderTest],
+                                     _ bodyFiles: [ServerWorkload.Kind: String]) -> [String: String] {
+        var broken: [String: String] = [:]
         for w in workloads {
             for server in servers {
                 if let problem = ResponseCheck.verify(w, on: server, bodyFile: bodyFiles[w.kind]!) {
@@ -193,10 +236,16 @@ enum ServerBenchmark {
                 }
             }
         }
+        return broken
+    }
 
-        // The timed runs, interleaved.
-        var results: [String: [LoadResult]] = [:]  // "kind/shape/server"
-        var dead: [String: String] = [:]  // server label → the run it died in
+    /// The timed runs, interleaved: results by "kind/shape/server", and each server that
+    /// died with the run it died in (not measured further).
+    private static func timedRuns(_ options: ServerBenchmarkOptions, _ workloads: [ServerWorkload], _ servers: [ServerUnderTest],
+                                  _ bodyFiles: [ServerWorkload.Kind: String], broken: [String: String])
+        throws -> (results: [String: [LoadResult]], dead: [String: String]) {
+        var results: [String: [LoadResult]] = [:]
+        var dead: [String: String] = [:]
         let total = workloads.count * options.shapes.count * options.rounds * servers.count
         var done = 0
         for w in workloads {
@@ -226,33 +275,28 @@ enum ServerBenchmark {
                 }
             }
         }
+        return (results, dead)
+    }
 
-        // The Listen fan-out, one server after the other.
+    /// The Listen fan-out, one server after the other.
+    private static func listenFanout(_ options: ServerBenchmarkOptions, _ servers: [ServerUnderTest])
+        -> (fanouts: [String: FanoutResult], errors: [String: String]) {
         var fanouts: [String: FanoutResult] = [:]
-        var fanoutErrors: [String: String] = [:]
-        if options.listenStreams > 0 {
-            for server in servers where dead[server.label] == nil {
-                progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenCommits) commits")
-                do {
-                    let r = try ListenFanout.run(on: server, streams: options.listenStreams, commits: options.listenCommits, progress: progress)
-                    fanouts[server.label] = r
-                    progress(String(format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d missing, CPU %@ a commit", r.p50, r.p99, r.max, r.missing,
-                                    Self.milliseconds(r.cpuPerCommit) as NSString))
-                } catch {
-                    fanoutErrors[server.label] = "\(error)"
-                    progress("  FAILED: \(error)")
-                }
+        var errors: [String: String] = [:]
+        guard options.listenStreams > 0 else { return (fanouts, errors) }
+        for server in servers {
+            progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenCommits) commits")
+            do {
+                let r = try ListenFanout.run(on: server, streams: options.listenStreams, commits: options.listenCommits, progress: progress)
+                fanouts[server.label] = r
+                progress(String(format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d missing, CPU %@ a commit", r.p50, r.p99, r.max, r.missing,
+                                Self.milliseconds(r.cpuPerCommit) as NSString))
+            } catch {
+                errors[server.label] = "\(error)"
+                progress("  FAILED: \(error)")
             }
         }
-
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
-        let memory = servers.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
-        for (label, run) in dead {
-            broken["died/\(label)"] = run
-            fanoutErrors[label] = "not run: the server stopped answering during \(run)"
-        }
-        printTable(options: options, servers: servers, workloads: workloads, results: results, broken: broken,
-                   fanouts: fanouts, fanoutErrors: fanoutErrors, memory: memory, load: (loadBefore, load))
+        return (fanouts, errors)
     }
 
     /// Waits (up to a minute) until no server uses more than 5% of a core.

@@ -4,6 +4,7 @@
 import FirebaseFirestore
 import Foundation
 import HearthGRPC
+import enum HearthCore.JSON
 
 /// The database every server under test is seeded with and read from.
 enum BenchDatabase {
@@ -204,7 +205,7 @@ struct ServerFixture {
     /// The REST commits that seed a server: every workload document, the commit targets
     /// and the listened document, 500 writes a commit.
     func seedCommits() -> [String] {
-        var writes: [String] = []
+        var writes: [JSON] = []
         for (i, doc) in workload.documents.enumerated() {
             writes.append(RESTJSON.update(BenchDatabase.name("bench/\(Workload.id(i))"), doc))
         }
@@ -212,7 +213,7 @@ struct ServerFixture {
         writes.append(RESTJSON.update(BenchDatabase.name("\(BenchDatabase.writes)/overwrite"), ["v": "first"]))
         writes.append(RESTJSON.update(BenchDatabase.name(BenchDatabase.listened), ["v": 0]))
         return stride(from: 0, to: writes.count, by: 500).map { start in
-            #"{"writes": ["# + writes[start..<min(start + 500, writes.count)].joined(separator: ",") + "]}"
+            String(decoding: JSON.object([("writes", .array(Array(writes[start..<min(start + 500, writes.count)])))]).bytes, as: UTF8.self)
         }
     }
 }
@@ -262,41 +263,29 @@ enum ProtoFields {
     }
 }
 
-/// The workload's documents as Firestore REST JSON (proto3 JSON of `Value`).
+/// The workload's documents as Firestore REST JSON (proto3 JSON of `Value`), written by
+/// HearthCore's JSON writer.
 enum RESTJSON {
-    static func update(_ name: String, _ fields: [String: Any]) -> String {
-        #"{"update": {"name": "\#(name)", "fields": \#(map(fields))}}"#
+    static func update(_ name: String, _ fields: [String: Any]) -> JSON {
+        .object([("update", .object([("name", .string(name)), ("fields", map(fields))]))])
     }
 
-    static func map(_ fields: [String: Any]) -> String {
-        "{" + fields.keys.sorted().map { "\(quote($0)): \(value(fields[$0]!))" }.joined(separator: ", ") + "}"
+    static func map(_ fields: [String: Any]) -> JSON {
+        .object(fields.keys.sorted().map { ($0, value(fields[$0]!)) })
     }
 
-    static func value(_ v: Any) -> String {
+    static func value(_ v: Any) -> JSON {
         switch v {
-        case let s as String: return #"{"stringValue": \#(quote(s))}"#
-        case let b as Bool: return #"{"booleanValue": \#(b)}"#
-        case let i as Int: return #"{"integerValue": "\#(i)"}"#
-        case let d as Double: return #"{"doubleValue": \#(d)}"#
+        case let s as String: return .object([("stringValue", .string(s))])
+        case let b as Bool: return .object([("booleanValue", .bool(b))])
+        case let i as Int: return .object([("integerValue", .string(String(i)))])
+        case let d as Double: return .object([("doubleValue", .double(d))])
         case let t as Timestamp:
             let date = Date(timeIntervalSince1970: TimeInterval(t.seconds))
-            let f = ISO8601DateFormatter()
-            return #"{"timestampValue": "\#(f.string(from: date))"}"#
-        case let a as [Any]: return #"{"arrayValue": {"values": ["# + a.map(value).joined(separator: ", ") + "]}}"
-        case let m as [String: Any]: return #"{"mapValue": {"fields": \#(map(m))}}"#
-        default: return #"{"nullValue": null}"#
+            return .object([("timestampValue", .string(ISO8601DateFormatter().string(from: date)))])
+        case let a as [Any]: return .object([("arrayValue", .object([("values", .array(a.map(value)))]))])
+        case let m as [String: Any]: return .object([("mapValue", .object([("fields", map(m))]))])
+        default: return .object([("nullValue", .null)])
         }
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "\""
     }
 }

@@ -27,30 +27,38 @@ struct DocumentTests {
         #expect(sample() == original)
     }
 
-    @Test("the memo is kept per owner, shared by copies, and dropped when the fields change")
-    func memo() {
+    @Test("the front-end cache is kept per owner, shared by copies, and dropped when the fields change")
+    func frontEndCache() {
         final class Owner {}
+        final class Made: Sendable {
+            let n: Int
+            init(_ n: Int) { self.n = n }
+        }
+        final class Other: Sendable {}
         let (first, second) = (Owner(), Owner())
         var made = 0
         func read(_ doc: Document, _ owner: Owner) -> Int {
-            doc.memoizedFields(for: owner) { made += 1; return ["made": made] }["made"] as! Int
+            if let hit = doc.frontEndCache(for: owner) as? Made { return hit.n }
+            made += 1
+            doc.setFrontEndCache(Made(made), for: owner)
+            return made
         }
         let doc = sample()
         #expect(read(doc, first) == 1)
         let copy = doc
-        #expect(read(copy, first) == 1)  // a copy shares the memo
+        #expect(read(copy, first) == 1)  // a copy shares the cache
         #expect(read(doc, second) == 2)  // another owner replaces it
         #expect(read(doc, first) == 3)
 
         var changed = doc
         changed.fields.setValue(.integer(5), at: FieldPath(["a"]))
-        #expect(read(changed, first) == 4)  // new fields: not the original's memo
+        #expect(read(changed, first) == 4)  // new fields: not the original's cache
         #expect(read(doc, first) == 3)      // and the original keeps its own
 
         var retimed = doc
         retimed.updateTime = Timestamp(seconds: 30, nanos: 0)
-        #expect(read(retimed, first) == 5)  // a changed copy starts without a memo
-        doc.markReplaced()  // a replaced document drops its memo
+        #expect(read(retimed, first) == 5)  // a changed copy starts without a cache
+        doc.markReplaced()  // a replaced document drops its cache
         #expect(doc.isReplaced)
         #expect(read(doc, first) == 6)
 
@@ -58,5 +66,7 @@ struct DocumentTests {
         #expect(read(solo, first) == 7)
         solo.fields.setValue(.integer(9), at: FieldPath(["a"]))
         #expect(read(solo, first) == 8)
+        solo.setFrontEndCache(Other(), for: first)  // another type replaces it
+        #expect(read(solo, first) == 9)
     }
 }

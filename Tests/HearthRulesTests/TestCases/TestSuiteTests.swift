@@ -56,4 +56,24 @@ import Testing
         #expect(results[5].line == "FAIL wrong expectation: expected allow, got deny (Null value error. for 'get' @ L5)")
         #expect(results[0].line == "PASS owner reads")
     }
+
+    @Test("a case file, rules file or data file that cannot be read is named, with what is wrong")
+    func unreadableFilesAreNamed() throws {
+        func message(_ path: String) -> String? {
+            do { _ = try RulesTestSuite.load(path: path); return nil } catch { return (error as? RulesTestSuite.LoadError)?.message }
+        }
+        #expect(message("/nonexistent/x.cases.json") == "/nonexistent/x.cases.json: no such file")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cases = dir.appendingPathComponent("a.cases.json").path
+        try #"{"rules": "missing.rules", "cases": []}"#.write(toFile: cases, atomically: true, encoding: .utf8)
+        #expect(message(cases).map { $0.hasPrefix("\(cases): the rules file /") && $0.hasSuffix("/missing.rules: no such file") } == true)
+        try "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{d}/documents {\n    match /{document=**} { allow read: if true; }\n  }\n}\n"
+            .write(to: dir.appendingPathComponent("r.rules"), atomically: true, encoding: .utf8)
+        try #"{"rules": "r.rules", "data": "seed.json", "cases": []}"#.write(toFile: cases, atomically: true, encoding: .utf8)
+        #expect(message(cases).map { $0.hasPrefix("\(cases): the data file /") && $0.hasSuffix("/seed.json: no such file") } == true)
+        try "{".write(toFile: cases, atomically: true, encoding: .utf8)
+        #expect(message(cases)?.hasPrefix("\(cases): not JSON: ") == true)
+    }
 }

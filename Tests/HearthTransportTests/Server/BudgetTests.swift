@@ -294,8 +294,9 @@ import Testing
         try withServer(limits, gate: gate) { server in
             let first = try TestSocket(port: server.port)
             first.send("GET /block HTTP/1.1\r\n\r\n")  // takes the only worker
-            #expect(eventually { server.workers.queuedCount == 0 })
-            usleep(100_000)
+            // The worker holds it (not merely an empty queue, which is also true before the
+            // request arrives — a fixed sleep here failed under load).
+            #expect(eventually { server.workers.busyCount == 1 && server.workers.queuedCount == 0 })
             let second = try TestSocket(port: server.port)
             second.send("GET /block HTTP/1.1\r\n\r\n")  // waits in the queue
             #expect(eventually { server.workers.queuedCount == 1 })

@@ -28,11 +28,12 @@ public final class DurableStore: @unchecked Sendable {
         /// Open even when a log segment is damaged before later data: keep what precedes
         /// the damage and drop the rest (the commits after it are lost).
         public var truncateDamagedLog: Bool
-        /// Where notices (a torn tail dropped, a failed background compaction) go.
+        /// Where notices (a torn tail dropped, a failed background compaction) go (default:
+        /// `HearthLog`).
         public var notice: @Sendable (String) -> Void
 
         public init(compactionThreshold: Int = 64 << 20, truncateDamagedLog: Bool = false,
-                    notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data("hearth: \($0)\n".utf8)) }) {
+                    notice: @escaping @Sendable (String) -> Void = { HearthLog.notice($0) }) {
             self.compactionThreshold = compactionThreshold
             self.truncateDamagedLog = truncateDamagedLog
             self.notice = notice
