@@ -30,6 +30,20 @@ public enum ResourceName {
         }
     }
 
+    /// Production's check of a project id (what Google Cloud lets a project be called): an
+    /// optional `domain:` prefix, then lowercase letters, digits and hyphens, not starting
+    /// with a hyphen, at most 100 characters. Anything else is INVALID_ARGUMENT with
+    /// production's text (the official emulator fails with 500 UNKNOWN instead).
+    public static func validateProjectID(_ id: String) throws(FirestoreError) {
+        let local = id.utf8.lastIndex(of: UInt8(ascii: ":")).map { id.utf8[id.utf8.index(after: $0)...] } ?? id.utf8[...]
+        let hyphen = UInt8(ascii: "-")
+        let valid = !local.isEmpty && id.utf8.count <= 100 && local.first != hyphen
+            && local.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == hyphen }
+        guard valid else {
+            throw .invalidArgument("Project id \(id) is malformed: it either contains invalid characters or is too long. Look at https://cloud.google.com/resource-manager/docs/creating-managing-projects#identifying_projects for instructions in how to get a project's id.")
+        }
+    }
+
     /// The database a `database` field names.
     public static func database(_ name: String) throws(FirestoreError) -> DatabaseID {
         try parse(name, as: .database).database
@@ -61,6 +75,7 @@ public enum ResourceName {
             try literal("projects")
             try slash()
             let project = try segment("project")
+            try ResourceName.validateProjectID(project)
             try slash()
             try literal("databases")
             try slash()

@@ -79,7 +79,7 @@ public final class NormalizedQuery: Sendable {
                 return nil
             }
             for o in order where equalityFields.contains(o.field) && !o.field.isDocumentName {
-                throw .invalidArgument("order by clause cannot contain a field with an equality filter \(o.field)")
+                throw .invalidArgument("Order by clause cannot contain a field with an equality filter \(o.field)")
             }
         }
         for (i, o) in order.enumerated() where order[..<i].contains(where: { $0.field == o.field }) {

@@ -453,11 +453,15 @@ public final class Database: Sendable {
     // MARK: Server-side transactions
 
     /// Starts a transaction. Read-only ones read a fixed state: `readTime` if given (it must
-    /// still be retained), else the current one.
-    public func beginTransaction(readOnly: Bool = false, readTime: Timestamp? = nil) throws(FirestoreError) -> TransactionID {
+    /// still be retained), else the current one. `retrying` (a read-write retry) must name a
+    /// transaction this server issued — it may have ended — else INVALID_ARGUMENT.
+    public func beginTransaction(readOnly: Bool = false, readTime: Timestamp? = nil,
+                                 retrying: TransactionID? = nil) throws(FirestoreError) -> TransactionID {
         if readTime != nil && !readOnly {
             throw .invalidArgument("Read time can only be set for read-only transactions.")
         }
+        // Empty is proto3's "not set".
+        if let retrying, !retrying.bytes.isEmpty, !retrying.wasIssuedHere { throw .invalidTransaction }
         let readState = try readTime.map { t throws(FirestoreError) in try state(readTime: t) } ?? state()
         let id = TransactionID.random()
         core.withLock {

@@ -6,9 +6,35 @@ public struct TransactionID: Sendable, Hashable, CustomStringConvertible {
 
     public init(bytes: Data) { self.bytes = bytes }
 
+    /// A new id: eight random bytes and a check of them keyed by this process, so an id can
+    /// be told from one this server never issued (`wasIssuedHere`) without keeping every id.
     static func random() -> TransactionID {
-        var g = SystemRandomNumberGenerator()
-        return TransactionID(bytes: Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &g) }))
+        let nonce = UInt64.random(in: .min ... .max)
+        return TransactionID(bytes: Data(bigEndianBytes(nonce) + bigEndianBytes(check(nonce))))
+    }
+
+    /// Whether this server issued the id (live or ended): a retry may name an ended
+    /// transaction, not one never begun (the official emulator refuses that with
+    /// INVALID_ARGUMENT).
+    public var wasIssuedHere: Bool {
+        guard bytes.count == 16 else { return false }
+        let b = [UInt8](bytes)
+        let word = { (i: Int) in b[i..<i + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        return Self.check(word(0)) == word(8)
+    }
+
+    private static let key = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+
+    /// A keyed mix of the nonce (splitmix64 rounds): not a secret, a fingerprint.
+    private static func check(_ nonce: UInt64) -> UInt64 {
+        var z = (nonce ^ key.0) &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return (z ^ (z >> 31)) ^ key.1
+    }
+
+    private static func bigEndianBytes(_ v: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * $0)) }
     }
 
     public var description: String { bytes.base64EncodedString() }

@@ -54,6 +54,7 @@ struct Checker {
         for m in file.matches { walk(m, prefix: [], scope: &scope, depth: 1, insideGlob: false) }
         checkRecursion()
         var types = TypeCheck(names: names, calls: calls, pathWildcards: pathWildcards)
+        for f in functions { types.checkFunction(f.declaration) }
         for m in flatMatches { for allow in m.allows { if let c = allow.condition { types.checkCondition(c) } } }
         for d in types.diagnostics {
             diagnostics.append(RulesDiagnostic(.warning, file: fileName, at: d.location, d.message, endOffset: d.endOffset))

@@ -1,5 +1,6 @@
-/// The official emulator's compile-time type warnings on `allow` conditions (the rules load
-/// and run the same; the warnings tell the author what will fail or always be false):
+/// The official emulator's compile-time type warnings on `allow` conditions and function
+/// bodies (the rules load and run the same; the warnings tell the author what will fail or
+/// always be false):
 ///
 /// - "Invalid type. Received one of [int]. Expected one of [bool]." — an operand of `&&`,
 ///   `||`, `!` or a `?:` condition, the right side of `in` ([list, set, map, constraint]),
@@ -13,10 +14,12 @@
 /// - "Invalid type. There is no type for variable 'id' that satisfies all clauses." — after
 ///   a wildcard variable failed an expectation.
 ///
-/// Each names the node's focus token (`Expr.focus`). Types are inferred only where the
-/// emulator's are known (literals, operators, wildcards, the conversions and a few methods,
-/// each observed on it); anything else — `request`, `resource`, fields, user functions — is
-/// unknown and never warned about, so a warning here is one the emulator gives too.
+/// Function bodies and their `let` values are checked once each, called or not (a `let`
+/// variable that fails is reported at its value). Each warning names the node's focus token
+/// (`Expr.focus`). Types are inferred only where the emulator's are known (literals,
+/// operators, wildcards, lets, the conversions and a few methods, each observed on it);
+/// anything else — `request`, `resource`, fields, parameters, user functions — is unknown and
+/// never warned about, so a warning here is one the emulator gives too.
 /// docs/rules-language.md#type-warnings.
 struct TypeCheck {
     struct Warning {
@@ -59,6 +62,22 @@ struct TypeCheck {
         check(e, expecting: Self.boolean, permission: true)
     }
 
+    /// The `let` values of the function being checked, by frame index: a `let` variable
+    /// that cannot be what its place needs is reported at its value, as the emulator does.
+    private var letValues: [Int: Expr] = [:]
+
+    /// A function's lets and body, once whether or not it is called (as the emulator checks
+    /// them: its parameters and its result are of no known type).
+    mutating func checkFunction(_ d: FunctionDeclaration) {
+        letValues = [:]
+        for (i, l) in d.lets.enumerated() {
+            check(l.value, expecting: nil)
+            letValues[d.parameters.count + i] = l.value
+        }
+        check(d.body, expecting: nil)
+        letValues = [:]
+    }
+
     /// Walks `e`, checking its parts; when `expected` is given, `e` itself must be able to
     /// be one of those types (a conditional passes the expectation to its branches). A node
     /// that fails its expectation is reported alone: what is below it is not checked (as
@@ -68,6 +87,12 @@ struct TypeCheck {
             check(c, expecting: Self.boolean)
             check(a, expecting: expected)
             check(b, expecting: expected)
+            return
+        }
+        if let expected, case .local(let i)? = names[e.id], let value = letValues[i] {
+            if let t = type(value), t.isDisjoint(with: expected) {
+                warn(value, "Invalid type. Received one of \(list(t)). Expected one of \(list(expected)).")
+            }
             return
         }
         if let expected, let t = type(e), t.isDisjoint(with: expected) {

@@ -131,8 +131,9 @@ struct Lexer {
         let start = index
         while let c = peek(), Self.isDigit(c) { index += 1 }
         var isFloat = false
-        // `1.5`, `.5` and `1.` are floats; `1.size()` would be a method call on 1.
-        if peek() == 46, !(peek(1).map(Self.isIdentStart) ?? false) {
+        // `1.5`, `.5` and `1.` are floats, and so is the `1.` of `1.size()`: as on the official
+        // emulator, a name right after it is then unexpected ("Unexpected 'size'.").
+        if peek() == 46 {
             isFloat = true
             index += 1
             while let c = peek(), Self.isDigit(c) { index += 1 }

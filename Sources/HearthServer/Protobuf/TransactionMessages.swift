@@ -28,8 +28,11 @@ enum TransactionMessages {
                 mode = .readOnly(readTime: readTime)
             case 3:
                 var sub = try reader.readMessage(key)
-                while let k = try sub.next() { try sub.skip(k) }
-                mode = .readWrite
+                var retry: TransactionID?
+                while let k = try sub.next() {
+                    if k.number == 1 { retry = TransactionID(bytes: Data(try sub.readBytes(k))) } else { try sub.skip(k) }
+                }
+                mode = .readWrite(retry: retry)
             default: try reader.skip(key)
             }
         }
@@ -38,7 +41,7 @@ enum TransactionMessages {
 
     static func encodeOptions(_ mode: DocumentService.TransactionMode, into w: inout ProtoWriter) {
         switch mode {
-        case .readWrite: w.writeMessage(3) { _ in }
+        case .readWrite(let retry): w.writeMessage(3) { m in if let retry { m.writeBytes(1, [UInt8](retry.bytes)) } }
         case .readOnly(let t): w.writeMessage(2) { m in if let t { WellKnownMessages.writeTimestamp(2, t, into: &m) } }
         }
     }

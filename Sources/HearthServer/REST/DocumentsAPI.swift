@@ -283,9 +283,11 @@ struct DocumentsAPI {
         guard readOnly == nil || readWrite == nil else { throw ProtoJSON.invalid("Multiple values for oneof mode", context: "options") }
         if let readWrite {
             var rw = try ProtoObject(readWrite, context: "options.read_write")
-            _ = rw.take("retryTransaction")
+            let retry = try rw.take("retryTransaction").map { j throws(FirestoreError) in
+                TransactionID(bytes: try ProtoJSON.bytes(j, context: "options.read_write.retry_transaction"))
+            }
             try rw.finish()
-            return .readWrite
+            return .readWrite(retry: retry)
         }
         var readTime: Timestamp?
         if let readOnly {

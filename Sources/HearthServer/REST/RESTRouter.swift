@@ -27,6 +27,7 @@ struct RESTRouter {
            type.hasPrefix("application/x-www-form-urlencoded") || type.hasPrefix("multipart/form-data") {
             return nil
         }
+        try ResourceName.validateProjectID(String(parts[3]))
         let database = DatabaseID(project: String(parts[3]), database: String(parts[5]))
         var rest = Substring(parts[6])
         var verb: String?

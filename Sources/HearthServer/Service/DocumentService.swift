@@ -28,8 +28,11 @@ struct DocumentService {
 
     /// `TransactionOptions`: read-write, or read-only optionally at a past time.
     enum TransactionMode: Sendable, Equatable {
-        case readWrite
+        /// `retry`: the transaction this one retries (`retry_transaction`).
+        case readWrite(retry: TransactionID?)
         case readOnly(readTime: Timestamp?)
+
+        static let readWrite = TransactionMode.readWrite(retry: nil)
     }
 
     /// A read's consistency selector: none (now), an open transaction, a new
@@ -221,7 +224,7 @@ struct DocumentService {
     /// BeginTransaction.
     func begin(_ mode: TransactionMode) throws(FirestoreError) -> TransactionID {
         switch mode {
-        case .readWrite: return try db.beginTransaction(readOnly: false)
+        case .readWrite(let retry): return try db.beginTransaction(readOnly: false, retrying: retry)
         case .readOnly(let readTime): return try db.beginTransaction(readOnly: true, readTime: readTime)
         }
     }

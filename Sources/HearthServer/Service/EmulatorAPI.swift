@@ -120,11 +120,7 @@ struct EmulatorAPI {
         let fromURL = DatabaseID(project: project, database: database ?? DatabaseID.defaultDatabase)
         guard let json else { return fromURL }
         let name = try ProtoJSON.string(json, context: "database")
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[1].isEmpty, !parts[3].isEmpty else {
-            throw .invalidArgument("Invalid database name \"\(name)\"; expected projects/{project}/databases/{database}.")
-        }
-        let id = DatabaseID(project: String(parts[1]), database: String(parts[3]))
+        let id = try ResourceName.database(name)
         guard id.project == project, database == nil || id.database == database else {
             throw .invalidArgument("The body's database \(name) is not the one the URL names (\(fromURL.name)).")
         }

@@ -58,6 +58,10 @@ for label, source in [("word", "garbage"), ("word after version", "rules_version
                       ("string", "'str'"), ("version alone", "rules_version = '2';"),
                       ("word after service", GOOD + "garbage")]:
     add(f"rules syntax {label}", rules(source))
+add("export database name malformed", http("POST", "/emulator/v1/projects/$P:export",
+                                           {"database": "projects/$P/databases", "export_directory": "/tmp/hearth-differential-export"}))
+add("export database name relative", http("POST", "/emulator/v1/projects/$P:export",
+                                          {"database": "nope", "export_directory": "/tmp/hearth-differential-export"}))
 add("rules bad json", http("PUT", "/emulator/v1/projects/$P:securityRules", "{nope"))
 add("rules empty content", rules(""))
 add("rules POST", http("POST", "/emulator/v1/projects/$P:securityRules", {"rules": {"files": [{"name": "f", "content": GOOD}]}}))

@@ -184,3 +184,8 @@ add("unknown method", {"kind": "grpc", "method": "GetDocument", "request": {"nam
                        "path": "/google.firestore.v1.Firestore/Nope"})
 add("get without resource prefix", seed({"c/a": A}), rpc("GetDocument", {"name": name("c/a")}, prefix=False))
 add("commit without resource prefix", rpc("Commit", {"database": DB, "writes": [update("c/a", {"x": 1})]}, prefix=False))
+
+
+add("tx retry rolled back", begin(), rpc("Rollback", {"database": DB, "transaction": "${tx}"}),
+    begin({"readWrite": {"retryTransaction": "${tx}"}}, save="tx2"))
+add("tx retry never issued", begin({"readWrite": {"retryTransaction": "AAAAAAAA"}}))

@@ -156,5 +156,23 @@ for i, e in enumerate([
     "{'a': 1 && true} == {}", "int(1 && true) == 1", "exists(debug('x'))", "'abc'[0]",
 ]):
     warns(f"{i:03d} {e}", e)
+for e in ["1. == 1", "1.a == 1", "1.e5 == 1", "[1.][0] == 1", "1.0.a == 1", "1.lower() == 'a'"]:
+    warns(f"number then dot {e}", e)
 warns("recursive wildcard as bool", "rest ? true : false", "/c/{rest=**}")
 warns("recursive wildcard compared", "rest == 'a'", "/c/{rest=**}")
+
+
+# Function bodies and their lets are type-checked too, once, called or not.
+def warns_in(label, function, condition):
+    CASES.append(case(f"rules types function {label}", rules(ruleset(
+        "    match /c/{id} {\n      allow get: if " + condition + ";\n    }", functions="    " + function + "\n"))))
+
+
+warns_in("unused body", "function f() { return 1 && true; }", "true")
+warns_in("used body", "function f() { return 1 && true; }", "f()")
+warns_in("used twice", "function f() { return 1 && true; }", "f() || f()")
+warns_in("let used", "function f() { let y = 1; return y && true; }", "f()")
+warns_in("let compared", "function f() { let y = 1; return y == 'a'; }", "f()")
+warns_in("parameter compared", "function f(x) { return x == 'a'; }", "f(1)")
+warns_in("body compares", "function f(x) { return 1 == 'a'; }", "f(1)")
+warns_in("result used", "function f() { return 1; }", "f() && true")

@@ -45,6 +45,22 @@ struct ResourceNameTests {
         }
     }
 
+    @Test("project ids as production checks them", arguments: [
+        ("demo-x", true), ("a", true), ("1abc", true), ("abc-", true), ("google.com:proj", true), (String(repeating: "x", count: 100), true),
+        ("DEMO-X", false), ("demo.x", false), ("demo_x", false), ("-abc", false), ("p q", false), (String(repeating: "x", count: 101), false),
+    ] as [(String, Bool)])
+    func projectIDs(_ id: String, _ valid: Bool) throws {
+        if valid {
+            try ResourceName.validateProjectID(id)
+            _ = try ResourceName.database("projects/\(id)/databases/(default)")
+        } else {
+            let error = expectFirestoreError(.invalidArgument, containing: ["Project id \(id) is malformed: it either contains invalid characters or is too long."]) {
+                try ResourceName.database("projects/\(id)/databases/(default)")
+            }
+            #expect(error?.message.hasSuffix("for instructions in how to get a project's id.") == true)
+        }
+    }
+
     @Test("parses documents, parents and databases")
     func parses() throws {
         let (database, path) = try ResourceName.parse("projects/p/databases/d/documents/c/a/s/b", as: .document)

@@ -86,7 +86,7 @@ import Testing
 
     @Test func orderByAnEqualityFieldIsRejected() throws {
         let db = try Self.orDatabase()
-        expectFirestoreError(.invalidArgument, message: "order by clause cannot contain a field with an equality filter a") {
+        expectFirestoreError(.invalidArgument, message: "Order by clause cannot contain a field with an equality filter a") {
             try db.runQuery(testQuery("c", where: field("a", .equal, i(1)), orderBy: [asc("a")]))
         }
     }

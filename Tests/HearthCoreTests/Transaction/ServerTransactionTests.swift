@@ -30,6 +30,23 @@ struct ServerTransactionTests {
         #expect(db.document(testPath("c/missing")) != nil)
     }
 
+    @Test("a retry may name an ended transaction this server issued, not one it never issued")
+    func retries() throws {
+        let first = try db.beginTransaction()
+        try db.rollback(first)
+        #expect(first.wasIssuedHere)
+        let second = try db.beginTransaction(retrying: first)
+        try db.commit([], transaction: second)
+        _ = try db.beginTransaction(retrying: second)
+        _ = try db.beginTransaction(retrying: TransactionID(bytes: Data()))  // empty: not set
+        expectFirestoreError(.invalidArgument, message: "The referenced transaction has expired or is no longer valid.") {
+            try db.beginTransaction(retrying: TransactionID(bytes: Data([0, 0, 0, 0, 0, 0])))
+        }
+        var forged = [UInt8](second.bytes)
+        forged[15] ^= 1
+        #expect(!TransactionID(bytes: Data(forged)).wasIssuedHere)
+    }
+
     @Test("a transaction's reads do not see its own buffered writes")
     func readsSeeCommittedState() throws {
         try db.commit([.set(testPath("c/counter"), testFields(["n": .integer(1)]))])

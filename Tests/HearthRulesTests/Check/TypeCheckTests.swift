@@ -55,6 +55,20 @@ import Testing
         #expect(warnings(condition) == [])
     }
 
+    @Test func functionBodiesAndLetsAreCheckedOnce() {
+        func warnings(function: String, condition: String) -> [String] {
+            let source = "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{database}/documents {\n    \(function)\n    match /c/{id} { allow get: if \(condition); }\n  }\n}\n"
+            return RulesProgram.diagnose(source: source).filter { $0.severity == .warning }.map { "\($0.location.column): \($0.message)" }
+        }
+        let intOperand = "Invalid type. Received one of [int]. Expected one of [bool]."
+        #expect(warnings(function: "function f() { return 1 && true; }", condition: "f() || f()") == ["27: \(intOperand)"])
+        #expect(warnings(function: "function f() { return 1 && true; }", condition: "true") == ["14: Unused function: f.", "27: \(intOperand)"])
+        // A let that fails is reported at its value; compared, it is not known.
+        #expect(warnings(function: "function f() { let y = 1; return y && true; }", condition: "f()") == ["28: \(intOperand)"])
+        #expect(warnings(function: "function f() { let y = 1; return y == 'a'; }", condition: "f()") == [])
+        #expect(warnings(function: "function f(x) { return x == 'a'; }", condition: "f(1)") == [])
+    }
+
     @Test func wildcardsAreStringsOrPaths() {
         #expect(warnings("id ? true : false") == ["21-1: Invalid type. Received one of [string]. Expected one of [bool].",
                                                   "21-1: Invalid type. There is no type for variable 'id' that satisfies all clauses."])

@@ -94,6 +94,10 @@ import Testing
         // The official emulator's parser-generator text for a missing first declaration.
         #expect(e8.message == "mismatched input '<EOF>' expecting {'function', 'import', 'service'}")
         #expect(e8.location.line == 2)
+        // `1.` is a float, so a name right after it is unexpected (as on the official emulator).
+        let e10 = try #require(firstError(wrapped("1.size() == 1")))
+        #expect(e10.message == "Unexpected 'size'.")
+        #expect(firstError(wrapped("1. == 1.0")) == nil)
         let e9 = try #require(firstError(wrapped("1 is integer")))
         #expect(e9.message.hasPrefix("Unknown type 'integer'"))
         #expect(firstError(wrapped("9223372036854775808 > 0")) != nil)

@@ -373,7 +373,7 @@ import Testing
         let c = qDB().collection("c")
         let error = try #require(await qError(c.whereField("a", isEqualTo: 1).order(by: "a")))
         #expect(error.code == FirestoreErrorCode.invalidArgument.rawValue)
-        #expect(error.localizedDescription == "order by clause cannot contain a field with an equality filter a")
+        #expect(error.localizedDescription == "Order by clause cannot contain a field with an equality filter a")
     }
 
     // MARK: Programmer errors (docs/semantics.md#composite-filters-and-limits; the SDK's messages)
