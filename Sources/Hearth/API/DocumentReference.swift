@@ -163,7 +163,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     /// or written again costs one atomic load, not a set insertion.
     private func noteInCache() {
         guard !inCache.load(ordering: .relaxed) else { return }
-        firestore.local.cache.recordRead(key)
+        firestore.local.cache.recordRead(storageKey)
         inCache.store(true, ordering: .relaxed)
     }
 
@@ -184,7 +184,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         if let local = firestore.local.pendingDocument(storageKey) {
             return DocumentSnapshot(reference: self, document: local.document, metadata: local.document == nil ? .cache : .pendingInCache)
         }
-        switch firestore.local.cache.lookup(key) {
+        switch firestore.local.cache.lookup(storageKey) {
         case .document(let document):
             return DocumentSnapshot(reference: self, document: document, metadata: .cache)
         case .absent:

@@ -12,8 +12,10 @@ import Synchronization
 /// version it saw; a bundle's document is served instead when it is newer (by update time)
 /// or when the database does not hold the document at all.
 ///
-/// Reads record a document's path (one set insertion) and queries record the query, not
-/// their results: a cache read then takes every current document a recorded query matches
+/// Reads and writes record a document's storage key (one set insertion: the key's hash is
+/// four words and a length, where a path's would walk every segment's characters — a third
+/// of an insert's time went to hashing paths) and queries record the query, not their
+/// results: a cache read then takes every current document a recorded query matches
 /// (ignoring its limit) as seen.
 final class LocalCache: Sendable {
     /// A document a bundle loaded: its contents (nil: the bundle says it does not exist) and
@@ -31,7 +33,7 @@ final class LocalCache: Sendable {
     }
 
     private struct State: Sendable {
-        var seenPaths: Set<ResourcePath> = []
+        var seen: Set<DocumentKey> = []
         var seenQueries: Set<StructuredQuery> = []
         var bundled: [ResourcePath: BundledDocument] = [:]
         /// Loaded bundles: id → create time.
@@ -46,8 +48,8 @@ final class LocalCache: Sendable {
 
     // MARK: Recording
 
-    func recordRead(_ path: ResourcePath) {
-        state.withLock { _ = $0.seenPaths.insert(path) }
+    func recordRead(_ key: DocumentKey) {
+        state.withLock { _ = $0.seen.insert(key) }
     }
 
     /// Sets, merges and deletes put their documents in the cache; `updateData` (an update
@@ -59,7 +61,7 @@ final class LocalCache: Sendable {
         state.withLock { s in
             for w in writes where w.precondition != .exists(true) {
                 if case .verify = w.operation { continue }
-                s.seenPaths.insert(w.path)
+                s.seen.insert(w.key)
             }
         }
     }
@@ -70,7 +72,9 @@ final class LocalCache: Sendable {
 
     func recordTarget(_ target: ListenTarget) {
         switch target {
-        case .documents(let paths): state.withLock { $0.seenPaths.formUnion(paths) }
+        case .documents(let paths):
+            let keys = paths.map(DocumentKey.init)
+            state.withLock { $0.seen.formUnion(keys) }
         case .query(let query): recordQuery(query)
         }
     }
@@ -115,11 +119,11 @@ final class LocalCache: Sendable {
 
     // MARK: Reading
 
-    /// The cached version of the document at `path`.
-    func lookup(_ path: ResourcePath) -> Lookup {
-        let current = database.document(path)
+    /// The cached version of the document at `key`.
+    func lookup(_ key: DocumentKey) -> Lookup {
+        let current = database.document(key)
         let (seenPath, queries, bundled) = state.withLock { s in
-            (s.seenPaths.contains(path), current != nil && !s.seenPaths.contains(path) ? s.seenQueries : [], s.bundled[path])
+            (s.seen.contains(key), current != nil && !s.seen.contains(key) ? s.seenQueries : [], s.bundled[key.path])
         }
         var seen = seenPath
         if !seen, let current {
@@ -131,19 +135,19 @@ final class LocalCache: Sendable {
     /// The cached documents that `query` returns, in query order (after its limit).
     func documents(matching query: StructuredQuery) throws(FirestoreError) -> [Document] {
         let evaluator = try DocumentSetQuery(query, database: database.id)
-        let (seenPaths, queries, bundled) = state.withLock { ($0.seenPaths, $0.seenQueries, $0.bundled) }
+        let (seenKeys, queries, bundled) = state.withLock { ($0.seen, $0.seenQueries, $0.bundled) }
         let seenBy = queries.compactMap { try? DocumentSetQuery($0, database: database.id) }
         let current = database.state()
         let inScope = query.allDescendants ? current.allDocuments() : current.documents(in: query.collectionPath)
         var candidates: [ResourcePath: Document] = [:]
         for doc in inScope where evaluator.matchesIgnoringCursors(doc) {
-            if seenPaths.contains(doc.path) || seenBy.contains(where: { $0.matchesIgnoringCursors(doc) }) {
+            if seenKeys.contains(DocumentKey(doc.path)) || seenBy.contains(where: { $0.matchesIgnoringCursors(doc) }) {
                 candidates[doc.path] = doc
             }
         }
         for (path, entry) in bundled {
             let held = current.document(path)
-            let seen = seenPaths.contains(path) || held.map { doc in seenBy.contains { $0.matchesIgnoringCursors(doc) } } == true
+            let seen = seenKeys.contains(DocumentKey(path)) || held.map { doc in seenBy.contains { $0.matchesIgnoringCursors(doc) } } == true
             guard case .document(let chosen) = Self.newer(held, seen: seen, entry) else { continue }
             candidates[path] = chosen
         }

@@ -102,7 +102,7 @@ struct CacheReadTests {
         #expect(try await ref.getDocument(source: .cache).exists)
         try await db.terminate()
         try await db.clearPersistence()
-        #expect(db.local.cache.lookup(ref.key).isAbsent)
+        #expect(db.local.cache.lookup(ref.storageKey).isAbsent)
     }
 }
 

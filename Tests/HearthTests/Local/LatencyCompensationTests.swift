@@ -64,6 +64,21 @@ struct LatencyCompensationTests {
         r.remove()
     }
 
+    @Test("update: with metadata changes a local then a remote event, without only the local one (FIRNumericTransformTests testIntegerIncrementWithExistingInteger, expectLocalAndRemoteValue)")
+    func documentUpdate() async throws {
+        let db = localDB()
+        let ref = db.collection("rooms").document()
+        try await ref.setData(["sum": 1337])
+        let withMetadata = LocalEvents<DocumentSnapshot>(), plain = LocalEvents<DocumentSnapshot>()
+        let r1 = ref.addSnapshotListener(includeMetadataChanges: true, listener: withMetadata.add)
+        let r2 = ref.addSnapshotListener(plain.add)
+        try await ref.updateData(["sum": FieldValue.increment(Int64(1))])
+        await db.waitUntilIdle()
+        #expect(withMetadata.values.map { localShow($0) } == ["{sum:1337}", "{sum:1338} P", "{sum:1338}"])
+        #expect(plain.values.map { localShow($0) } == ["{sum:1337}", "{sum:1338} P"])
+        r1.remove(); r2.remove()
+    }
+
     @Test("delete: initial, then missing with no pending writes, with or without metadata changes (testDocumentSnapshotEvents_forDelete, _forDeleteIncludingMetadata)")
     func documentDelete() async throws {
         for includeMetadata in [false, true] {
@@ -100,7 +115,7 @@ struct LatencyCompensationTests {
         r.remove()
     }
 
-    @Test("with metadata changes the acknowledgement is a metadata-only .modified change, left out of documentChanges")
+    @Test("with metadata changes the acknowledgement is a metadata-only .modified change, left out of documentChanges (FIRQuerySnapshotTests testIncludeMetadataChanges; FIRWriteBatchTests testBatchesCommitAtomicallyRaisingCorrectEvents' server event)")
     func queryAcknowledgementIsAMetadataChange() async throws {
         let db = localDB()
         let rooms = db.collection("rooms")
@@ -265,7 +280,7 @@ struct LatencyCompensationTests {
         holder.registration?.remove()
     }
 
-    @Test("a fire-and-forget write: committed at once for everyone else, pending for its instance until acknowledged; its completion comes after")
+    @Test("a fire-and-forget write: committed at once for everyone else, pending for its instance until acknowledged; its completion comes after (testDocumentSnapshotEvents_forAddIncludingMetadata: pending until the server event)")
     func fireAndForgetWindow() async throws {
         let db = localDB()
         let other = db.authenticated(uid: "o")
@@ -306,7 +321,7 @@ struct LatencyCompensationTests {
         r.remove()
     }
 
-    @Test("another instance of the same database sees the write once, when it commits")
+    @Test("another instance of the same database sees the write once, when it commits (FIRArrayTransformServerApplicationTests: a second instance's write is out-of-band, a remote event only)")
     func otherInstanceSeesTheCommitOnly() async throws {
         let db = localDB()
         let other = db.authenticated(uid: "bob")
@@ -337,7 +352,7 @@ struct LatencyCompensationTests {
         r.remove()
     }
 
-    @Test("AsyncSequence snapshots carry the same sequence")
+    @Test("AsyncSequence snapshots carry the same sequence (testDocumentSnapshotEvents_forAddIncludingMetadata through snapshots(includeMetadataChanges:))")
     func asyncSequence() async throws {
         let db = localDB()
         let ref = db.collection("c").document("x")

@@ -98,7 +98,7 @@ struct ServerTimestampBehaviorTests {
         r.remove()
     }
 
-    @Test("Codable: @ServerTimestamp decodes nil from a pending write, the time once committed")
+    @Test("Codable: @ServerTimestamp decodes nil from a pending write (an estimate with .estimate), the time once committed (CodableIntegrationTests testServerTimestamp, testServerTimestampBehavior)")
     func codable() async throws {
         struct Post: Codable { var title: String; @ServerTimestamp var createdAt: Timestamp? }
         let (db, _, ref, events, r) = await listening()
