@@ -258,8 +258,12 @@ public final class Database: Sendable {
         var index: [DocumentKey: Int]? = writes.count > 8 ? [:] : nil
         func slot(_ key: DocumentKey) -> Int {
             if let found = index.map({ $0[key] }) ?? touched.firstIndex(where: { $0.key == key }) { return found }
-            let found = state.documents.lookup(key)
-            touched.append(Touched(key: key, head: found?.value, position: found?.position, current: found?.value.document))
+            let found = state.documents.lookupWithStoredKey(key)
+            // The stored key, not the request's: the history log and every later version then
+            // share one copy of the path (a request decodes its own; each version kept
+            // holding one was memory the history budget does not count).
+            touched.append(Touched(key: found?.storedKey ?? key, head: found?.value, position: found?.position,
+                                   current: found?.value.document))
             index?[key] = touched.count - 1
             return touched.count - 1
         }

@@ -151,10 +151,22 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
     /// most 256 children), its position: a later `replaceValue(at:with:)` then goes straight
     /// to it instead of searching again.
     func lookup(_ key: Key) -> (value: Value, position: Position?)? {
+        find(key) { n, i, position in (n.values[i], position) }
+    }
+
+    /// `lookup`, and the map's own copy of the key (equal to `key`) for a caller that keeps
+    /// it: sharing it saves a copy of the key's storage.
+    func lookupWithStoredKey(_ key: Key) -> (value: Value, position: Position?, storedKey: Key)? {
+        find(key) { n, i, position in (n.values[i], position, n.keys[i]) }
+    }
+
+    /// Walks to `key` and hands its node, index and position to `extract`.
+    @inline(__always)
+    private func find<R>(_ key: Key, _ extract: (Node, Int, Position?) -> R) -> R? {
         guard let root else { return nil }
         // `self` keeps every node of this version alive (and frozen) during the call, so the
         // walk can use unmanaged references and skip retain/release at each level.
-        var result: (value: Value, position: Position?)?
+        var result: R?
         var children: UInt64 = 0, depth = 0
         let expressible = maxKeys < 256
         var node: Unmanaged<Node>? = .passUnretained(root)
@@ -162,7 +174,7 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
             node = current._withUnsafeGuaranteedRef { n in
                 let i = lowerBound(n.keys, key)
                 if i < n.keys.count && n.keys.withUnsafeBufferPointer({ $0[i] == key }) {
-                    result = (n.values[i], expressible && depth <= 8 ? Position(children: children, depth: depth, index: i) : nil)
+                    result = extract(n, i, expressible && depth <= 8 ? Position(children: children, depth: depth, index: i) : nil)
                     return nil
                 }
                 if n.isLeaf { return nil }

@@ -34,7 +34,8 @@ extension Write {
         if let current {
             // Whether the content really changed is decided once, by the commit, on the
             // final document (a no-op keeps the stored version and its update time).
-            return (Document(path: path, fields: fields, createTime: current.createTime, updateTime: commitTime), results)
+            // The stored document's path (shared with its earlier versions), not the write's.
+            return (Document(path: current.path, fields: fields, createTime: current.createTime, updateTime: commitTime), results)
         }
         return (Document(path: path, fields: fields, createTime: commitTime, updateTime: commitTime), results)
     }
