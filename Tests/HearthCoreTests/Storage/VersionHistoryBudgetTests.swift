@@ -57,6 +57,30 @@ struct VersionHistoryBudgetTests {
         expectFirestoreError(.failedPrecondition) { try db.beginTransaction(readOnly: true, readTime: times[500]) }
     }
 
+    @Test("every version of a document shares the first write's path, whatever path storage later writes bring")
+    func versionsShareTheStoredPath() throws {
+        let (db, clock, _) = makeDatabase(versions: 100)
+        // Each commit gets its own copy of the path's storage, as each request decodes one.
+        func freshPath() -> ResourcePath { ResourcePath(segments: ["hot", String("a".map { $0 })]) }
+        func storage(_ p: ResourcePath) -> UnsafeRawPointer? { p.segments.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
+        try db.commit([.set(freshPath(), counter(0))])
+        let first = try #require(db.state().documents[DocumentKey(freshPath())]?.document?.path)
+        for n in 1...3 {
+            clock.advance(by: 0.001)
+            try db.commit([.update(freshPath(), counter(n), mask: [testFieldPath("n")])])
+        }
+        // The current version and the past ones hold one path storage: a version kept for
+        // reads at a past time costs what the budget counts, not a path copy more.
+        var version = db.state().documents[DocumentKey(freshPath())]
+        var seen = 0
+        while let v = version {
+            #expect(storage(try #require(v.document?.path)) == storage(first))
+            seen += 1
+            version = v.older
+        }
+        #expect(seen == 4)
+    }
+
     @Test("without budget pressure the whole retention window stays readable")
     func windowKeptUnderBudget() throws {
         let (db, clock, budget) = makeDatabase(versions: 10_000)
