@@ -539,10 +539,14 @@ public class Query: @unchecked Sendable, Hashable {
         requireValid { () throws(FirestoreError) in try checkRunnable() }
         var documents: [HearthCore.Document]
         var readTime: HearthCore.Timestamp?
+        var pending: Set<ResourcePath> = []
         do {
             let query = definition.structuredQuery
             if source == .cache {
-                documents = try firestore.local.cache.documents(matching: query)
+                // As the SDK's local documents view: the instance's pending writes show.
+                let local = firestore.local.localState()
+                documents = try firestore.local.cache.documents(matching: query, in: local.state, pending: local.pending)
+                pending = local.pending
             } else {
                 try firestore.access.checkQuery(query, in: firestore.database)
                 firestore.local.acknowledgeAll()
@@ -556,9 +560,13 @@ public class Query: @unchecked Sendable, Hashable {
         }
         if definition.limitType == .last { documents.reverse() }
         let metadata: SnapshotMetadata = source == .cache ? .cache : .server
-        return QuerySnapshot(query: self, documents: documents.map {
-            QueryDocumentSnapshot(firestore: firestore, document: $0, metadata: metadata)
-        }, metadata: metadata, readTime: readTime)
+        var anyPending = false
+        let snapshots = documents.map { doc in
+            let isPending = pending.contains(doc.path)
+            anyPending = anyPending || isPending
+            return QueryDocumentSnapshot(firestore: firestore, document: doc, metadata: isPending ? .pendingInCache : metadata)
+        }
+        return QuerySnapshot(query: self, documents: snapshots, metadata: anyPending ? .pendingInCache : metadata, readTime: readTime)
     }
 
     public func getDocuments(completion: @escaping (QuerySnapshot?, Error?) -> Void) {

@@ -132,16 +132,19 @@ final class LocalCache: Sendable {
         return Self.newer(seen ? current : nil, seen: seen, bundled)
     }
 
-    /// The cached documents that `query` returns, in query order (after its limit).
-    func documents(matching query: StructuredQuery) throws(FirestoreError) -> [Document] {
+    /// The cached documents that `query` returns, in query order (after its limit), read
+    /// from `current`: the database as the instance sees it, its pending writes applied
+    /// (the documents at `pending` are the instance's own writes, so in its cache).
+    func documents(matching query: StructuredQuery, in current: DatabaseState,
+                   pending: Set<ResourcePath> = []) throws(FirestoreError) -> [Document] {
         let evaluator = try DocumentSetQuery(query, database: database.id)
         let (seenKeys, queries, bundled) = state.withLock { ($0.seen, $0.seenQueries, $0.bundled) }
         let seenBy = queries.compactMap { try? DocumentSetQuery($0, database: database.id) }
-        let current = database.state()
         let inScope = query.allDescendants ? current.allDocuments() : current.documents(in: query.collectionPath)
         var candidates: [ResourcePath: Document] = [:]
         for doc in inScope where evaluator.matchesIgnoringCursors(doc) {
-            if seenKeys.contains(DocumentKey(doc.path)) || seenBy.contains(where: { $0.matchesIgnoringCursors(doc) }) {
+            if pending.contains(doc.path) || seenKeys.contains(DocumentKey(doc.path))
+                || seenBy.contains(where: { $0.matchesIgnoringCursors(doc) }) {
                 candidates[doc.path] = doc
             }
         }

@@ -84,6 +84,15 @@ final class LocalView: Sendable {
         return local.pending ? local : nil
     }
 
+    /// The database as this instance sees it (its pending writes applied), and the paths
+    /// that show a pending write.
+    func localState() -> (state: DatabaseState, pending: Set<ResourcePath>) {
+        guard hasQueuedWrites || listeners.load(ordering: .acquiring) > 0, let id = client.withLock({ $0 }) else {
+            return (database.state(), [])
+        }
+        return database.localState(client: id)
+    }
+
     /// Acknowledges every write issued so far, before a read from the server: the SDK's
     /// server reads wait for the server, whose write stream has answered the earlier writes
     /// by then. One atomic load when none waits.

@@ -92,4 +92,12 @@ extension Database {
         guard overlay.contains(key) else { return (base, false) }
         return (overlay.document(key, over: base), true)
     }
+
+    /// The database as `client` sees it: the current state with its pending local batches
+    /// applied, and the paths those batches write (the documents showing a pending write).
+    public func localState(client: ListenClientID) -> (state: DatabaseState, pending: Set<ResourcePath>) {
+        let (overlay, state) = underCommitLock { state in (hub.overlay(of: client), state) }
+        guard !overlay.isEmpty else { return (state, []) }
+        return (overlay.applied(to: state), overlay.paths)
+    }
 }

@@ -19,6 +19,27 @@ struct CacheReadTests {
         #expect(try await ref.getDocument(source: .server).metadata.isFromCache == false)
     }
 
+    @Test("a cache query shows the instance's pending writes, server timestamps unknown, until acknowledged (the SDK's local documents view; FIRServerTimestampTests testServerTimestampsWorkInQueries… from the cache)")
+    func cacheQueryShowsPendingWrites() async throws {
+        let db = localDB()
+        let c = db.collection("c")
+        try await c.document("a").setData(["n": 1])
+        // In one turn of the callback queue, as app code on the main queue runs: the
+        // fire-and-forget write is pending until the queue's next turn.
+        let before = try db.callbackQueue.sync { () throws -> QuerySnapshot in
+            c.document("b").setData(["n": 2, "t": FieldValue.serverTimestamp()])
+            c.document("a").updateData(["n": 10])
+            return try c.order(by: "n").run(source: .cache)
+        }
+        #expect(before.documents.map { localPlain($0.data()) } == ["{n:2,t:null}", "{n:10}"])
+        #expect(before.documents.map(\.metadata.hasPendingWrites) == [true, true])
+        #expect(before.metadata.hasPendingWrites && before.metadata.isFromCache)
+        await db.waitUntilIdle()
+        let after = try await c.order(by: "n").getDocuments(source: .cache)
+        #expect(!after.metadata.hasPendingWrites && after.documents.allSatisfy { !$0.metadata.hasPendingWrites })
+        #expect(after.documents.map { $0.data()["t"] is Timestamp } == [true, false])
+    }
+
     @Test("a written collection from the cache: every document added, in order (testGetCollectionWhileOnlineCacheOnly)")
     func writtenCollection() async throws {
         let db = localDB()
