@@ -562,7 +562,8 @@ public class Query: @unchecked Sendable, Hashable {
         let metadata: SnapshotMetadata = source == .cache ? .cache : .server
         var anyPending = false
         let snapshots = documents.map { doc in
-            let isPending = pending.contains(doc.path)
+            // Hashing a path per result is not free: a server read has no pending set.
+            let isPending = !pending.isEmpty && pending.contains(doc.path)
             anyPending = anyPending || isPending
             return QueryDocumentSnapshot(firestore: firestore, document: doc, metadata: isPending ? .pendingInCache : metadata)
         }

@@ -63,7 +63,11 @@ struct UserDataWriter {
     /// kept in the document's front-end cache (dictionaries are values, so every caller still
     /// gets its own copy on mutation).
     func memoizedFields(_ document: Document) -> [String: Any] {
-        if let cached = document.frontEndCache(for: firestore) as? BridgedFields { return cached.fields }
+        // A type check and an unchecked cast: `as?` on the existential is a runtime dynamic
+        // cast, paid on every data() of every result (c_eq_warm ran ~35% slower with it).
+        if let cached = document.frontEndCache(for: firestore), type(of: cached) == BridgedFields.self {
+            return unsafeDowncast(cached, to: BridgedFields.self).fields
+        }
         let made = BridgedFields(fields(document.fields))
         document.setFrontEndCache(made, for: firestore)
         return made.fields
