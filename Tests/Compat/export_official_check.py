@@ -101,23 +101,25 @@ def compare(label, a, b):
 ours = documents(HEARTH, PROJECT)
 if not ours:
     sys.exit("export-official: Hearth holds no documents to export")
-os.makedirs(os.path.join(WORK, "hearth"), exist_ok=True)
-call(HEARTH, "POST", f"/emulator/v1/projects/{PROJECT}:export",
-     {"database": f"projects/{PROJECT}/databases/(default)", "export_directory": os.path.join(WORK, "hearth"),
-      "export_name": "firestore_export"})
-overall = os.path.join(WORK, "hearth", "firestore_export", "firestore_export.overall_export_metadata")
-call(OFFICIAL, "POST", f"/emulator/v1/projects/{PROJECT}:import",
-     {"database": f"projects/{PROJECT}/databases/(default)", "export_directory": overall})
+def export(host, folder):
+    """Exports PROJECT's default database from `host` into WORK/folder; the overall file's path."""
+    os.makedirs(os.path.join(WORK, folder), exist_ok=True)
+    call(host, "POST", f"/emulator/v1/projects/{PROJECT}:export",
+         {"database": f"projects/{PROJECT}/databases/(default)", "export_directory": os.path.join(WORK, folder),
+          "export_name": "firestore_export"})
+    return os.path.join(WORK, folder, "firestore_export", "firestore_export.overall_export_metadata")
+
+
+def import_into(host, project, overall):
+    call(host, "POST", f"/emulator/v1/projects/{project}:import",
+         {"database": f"projects/{project}/databases/(default)", "export_directory": overall})
+
+
+import_into(OFFICIAL, PROJECT, export(HEARTH, "hearth"))
 theirs = documents(OFFICIAL, PROJECT)
 compare("Hearth's export imported by the official emulator", ours, theirs)
 
-os.makedirs(os.path.join(WORK, "official"), exist_ok=True)
-call(OFFICIAL, "POST", f"/emulator/v1/projects/{PROJECT}:export",
-     {"database": f"projects/{PROJECT}/databases/(default)", "export_directory": os.path.join(WORK, "official"),
-      "export_name": "firestore_export"})
-back = os.path.join(WORK, "official", "firestore_export", "firestore_export.overall_export_metadata")
-call(HEARTH, "POST", f"/emulator/v1/projects/{PROJECT}-back:import",
-     {"database": f"projects/{PROJECT}-back/databases/(default)", "export_directory": back})
+import_into(HEARTH, f"{PROJECT}-back", export(OFFICIAL, "official"))
 returned = {k: v for k, v in documents(HEARTH, f"{PROJECT}-back").items()}
 # References keep the project they were written with (the import does not rewrite them).
 compare("the official emulator's export of it imported by Hearth", ours, returned)

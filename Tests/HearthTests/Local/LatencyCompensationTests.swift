@@ -147,17 +147,7 @@ struct LatencyCompensationTests {
 
     @Test("a rejected write that moved a document into a filtered query: shown there, then rolled back out (write_spec_test.json 'Failed writes are released immediately.', with an equality filter)")
     func rejectedWriteLeavesTheFilteredQuery() async throws {
-        let admin = localDB()
-        try admin.setRules("""
-        rules_version = '2';
-        service cloud.firestore {
-          match /databases/{db}/documents {
-            match /c/{id} { allow read: if true; allow write: if request.resource.data.v < 10; }
-          }
-        }
-        """)
-        try await admin.collection("c").document("a").setData(["v": 1])
-        let alice = admin.authenticated(uid: "alice")
+        let alice = try await aliceWritingUnderTen()
         let events = LocalEvents<QuerySnapshot>()
         let r = alice.collection("c").whereField("v", isEqualTo: 20).addSnapshotListener(events.add)
         let failure = await apiCallback { done in alice.collection("c").document("a").setData(["v": 20]) { done($0) } }
@@ -222,17 +212,7 @@ struct LatencyCompensationTests {
 
     @Test("a write the rules deny: shown, rolled back, PERMISSION_DENIED (write_spec_test.json 'Failed writes are released immediately.')")
     func writeRejectedByRules() async throws {
-        let admin = localDB()
-        try admin.setRules("""
-        rules_version = '2';
-        service cloud.firestore {
-          match /databases/{db}/documents {
-            match /c/{id} { allow read: if true; allow write: if request.resource.data.v < 10; }
-          }
-        }
-        """)
-        try await admin.collection("c").document("a").setData(["v": 1])
-        let alice = admin.authenticated(uid: "alice")
+        let alice = try await aliceWritingUnderTen()
         let events = LocalEvents<QuerySnapshot>()
         let r = alice.collection("c").addSnapshotListener(events.add)
         let failure = await apiCallback { done in alice.collection("c").document("a").setData(["v": 20]) { done($0) } }
@@ -369,6 +349,22 @@ struct LatencyCompensationTests {
 /// Holds a registration made inside a closure.
 private final class RegistrationBox: @unchecked Sendable {
     var registration: ListenerRegistration?
+}
+
+/// An instance signed in as alice over a database holding c/a {v: 1}, whose rules refuse
+/// any write of c/{id} with `v` of 10 or more.
+private func aliceWritingUnderTen() async throws -> Firestore {
+    let admin = localDB()
+    try admin.setRules("""
+    rules_version = '2';
+    service cloud.firestore {
+      match /databases/{db}/documents {
+        match /c/{id} { allow read: if true; allow write: if request.resource.data.v < 10; }
+      }
+    }
+    """)
+    try await admin.collection("c").document("a").setData(["v": 1])
+    return admin.authenticated(uid: "alice")
 }
 
 /// Runs an async throwing body to completion from synchronous code (off the cooperative pool).
