@@ -56,11 +56,10 @@ public typealias LoadBundleObserverHandle = Int
 /// delivered (on `settings.dispatchQueue`, in order, before any later one).
 public final class LoadBundleTask: NSObject, @unchecked Sendable {
     private struct Observers {
-        var list: [(handle: Int, observer: (LoadBundleTaskProgress) -> Void)] = []
-        /// Per observer, the reports delivered before it was added and not yet replayed to it.
-        var missed: [Int: [LoadBundleTaskProgress]] = [:]
+        /// Each observer with how many of `delivered` it has been handed.
+        var list: [(handle: Int, observer: (LoadBundleTaskProgress) -> Void, handed: Int)] = []
         var next = 0
-        /// The reports delivered so far, replayed to observers added later.
+        /// The reports delivered so far, in order (an observer added later gets them first).
         var delivered: [LoadBundleTaskProgress] = []
         /// The `loadBundle(_:completion:)` completion, called after the observers on the
         /// final report.
@@ -76,14 +75,13 @@ public final class LoadBundleTask: NSObject, @unchecked Sendable {
 
     init(queue: DispatchQueue) { self.queue = queue }
 
-    /// Registers `observer` for the reports from now on.
+    /// Registers `observer` for every report of the load, those already delivered first.
     @discardableResult
     public func addObserver(_ observer: @escaping (LoadBundleTaskProgress) -> Void) -> LoadBundleObserverHandle {
         let box = UncheckedBox(observer)
         let handle = observers.withLock { o in
             o.next += 1
-            o.list.append((o.next, box.value))
-            if !o.delivered.isEmpty { o.missed[o.next] = o.delivered }
+            o.list.append((o.next, box.value, 0))
             return o.next
         }
         queue.async { [self] in deliver(nil) }
@@ -92,16 +90,12 @@ public final class LoadBundleTask: NSObject, @unchecked Sendable {
 
     /// Removes an observer; an unknown handle is ignored.
     public func removeObserverWith(handle: LoadBundleObserverHandle) {
-        observers.withLock { o in
-            o.list.removeAll { $0.handle == handle }
-            o.missed[handle] = nil
-        }
+        observers.withLock { $0.list.removeAll { $0.handle == handle } }
     }
 
     public func removeAllObservers() {
         observers.withLock { o in
             o.list.removeAll()
-            o.missed.removeAll()
             o.completion = nil
         }
     }
@@ -122,18 +116,16 @@ public final class LoadBundleTask: NSObject, @unchecked Sendable {
         queue.async { [self] in deliver(progress) }
     }
 
-    /// On the callback queue: first the reports each newly added observer missed, then
-    /// `progress` (if any) to every observer, and the completion after a final report.
+    /// On the callback queue: records `progress` (if any), hands each observer the reports
+    /// it has not had yet, in order, then the completion after a final report.
     private func deliver(_ progress: LoadBundleTaskProgress?) {
-        let (list, replays, completion) = observers.withLock { o in
-            let replays = o.list.compactMap { entry in o.missed[entry.handle].map { (entry.observer, $0) } }
-            o.missed.removeAll()
+        let (work, completion) = observers.withLock { o in
             if let progress { o.delivered.append(progress) }
-            return (o.list.map(\.observer), replays, o.completion)
+            let work = o.list.map { ($0.observer, o.delivered[$0.handed...]) }
+            for i in o.list.indices { o.list[i].handed = o.delivered.count }
+            return (work, o.completion)
         }
-        for (observer, missed) in replays { for p in missed { observer(p) } }
-        guard let progress else { return }
-        for observer in list { observer(progress) }
-        if progress.state != .inProgress { completion?(progress) }
+        for (observer, reports) in work { for p in reports { observer(p) } }
+        if let progress, progress.state != .inProgress { completion?(progress) }
     }
 }
