@@ -36,6 +36,9 @@ final class LocalView: Sendable {
     /// Writes committed and not yet acknowledged, oldest first.
     private let unacknowledged = Mutex<[LocalBatchID]>([])
     private let pendingCount = Atomic<Int>(0)
+    /// Completions dispatched to the callback queue and not yet run: `drain` waits for them
+    /// too, so `waitForPendingWrites()` returns after every earlier write's completion.
+    private let undelivered = Atomic<Int>(0)
     static let maxUnacknowledged = 256
     let cache: LocalCache
 
@@ -115,7 +118,7 @@ final class LocalView: Sendable {
                  completion: @escaping @Sendable (Result<CommitResult, FirestoreError>) -> Void) {
         guard compensating.load(ordering: .acquiring) else {
             let result = Result { () throws(FirestoreError) in try database.commit(writes, authorize: authorize) }
-            queue.async { completion(result) }
+            deliver(on: queue) { completion(result) }
             return
         }
         let id = registeredClient
@@ -125,7 +128,7 @@ final class LocalView: Sendable {
             result = .success(try database.commit(writes, authorize: authorize, acknowledging: (id, batch), keepingPending: true))
         } catch {
             database.removeLocalBatch(batch, client: id)
-            queue.async { completion(.failure(error)) }
+            deliver(on: queue) { completion(.failure(error)) }
             return
         }
         let overflow = unacknowledged.withLock { list -> LocalBatchID? in
@@ -136,9 +139,18 @@ final class LocalView: Sendable {
             return list.removeFirst()
         }
         if let overflow { database.removeLocalBatch(overflow, client: id) }
-        queue.async { [self] in
+        deliver(on: queue) { [self] in
             acknowledge(batch, client: id)
             completion(result)
+        }
+    }
+
+    /// Runs `body` on `queue`'s next turn, counted in `undelivered` until it has run.
+    private func deliver(on queue: DispatchQueue, _ body: @escaping @Sendable () -> Void) {
+        undelivered.wrappingAdd(1, ordering: .releasing)
+        queue.async { [self] in
+            body()
+            undelivered.wrappingSubtract(1, ordering: .releasing)
         }
     }
 
@@ -176,7 +188,7 @@ final class LocalView: Sendable {
 
     /// Returns once every write issued so far is acknowledged (after `queue`'s turn).
     func drain(on queue: DispatchQueue) async {
-        guard hasQueuedWrites else { return }
+        guard hasQueuedWrites || undelivered.load(ordering: .acquiring) > 0 else { return }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in queue.async { c.resume() } }
     }
 

@@ -282,6 +282,24 @@ struct LatencyCompensationTests {
         #expect(!read.metadata.hasPendingWrites && read.get("at") is Timestamp)
     }
 
+    @Test("waitForPendingWrites returns after the completions of every earlier write, whatever the setting and outcome, as the SDK resolves it after the writes it waits for",
+          arguments: [LocalWriteEvents.latencyCompensated, .afterCommit])
+    func waitForPendingWritesFollowsCompletions(events: LocalWriteEvents) async throws {
+        let db = localDB(events: events)
+        let completions = LocalEvents<String>()
+        // Hold the callback queue so every completion is still queued when the wait begins.
+        let gate = DispatchSemaphore(value: 0)
+        db.settings.dispatchQueue.async { gate.wait() }
+        for i in 0..<20 {
+            db.collection("c").document("d\(i)").setData(["i": i]) { error in completions.add("ok \(error == nil)", nil) }
+        }
+        db.collection("c").document("missing").updateData(["i": 0]) { error in completions.add("ok \(error == nil)", nil) }
+        gate.signal()
+        try await db.waitForPendingWrites()
+        #expect(completions.values.count == 21)
+        #expect(completions.values.last == "ok false")
+    }
+
     // MARK: Transactions, other instances, the setting
 
     @Test("a transaction raises no event before its commit (testServerTimestampsWorkViaTransactionSet)")
