@@ -327,6 +327,18 @@ final class Connection: EventLoopSelectable, EventLoopDeferred, @unchecked Senda
 
     // MARK: Closing
 
+    /// Writes what the socket takes now, then ends both directions and closes (the server
+    /// stopping). The flush may already have closed the connection (a failed send, or a
+    /// close waiting for it): the descriptor number is then no longer ours — another
+    /// thread may have been given it for its own socket — so nothing more touches it.
+    func flushAndShutDown() {
+        guard !isClosed else { return }
+        flush()
+        guard !isClosed else { return }
+        Socket.shutdownBoth(fd)
+        close()
+    }
+
     /// Closes the socket now; queued output is dropped.
     func close() {
         guard !isClosed else { return }

@@ -89,11 +89,7 @@ public final class HTTPServer: Sendable {
             loop.execute {
                 for c in mine where !c.isClosed { c.handler?.serverStopping() }
                 // What the goodbyes queued goes out now; then every connection closes.
-                for c in mine where !c.isClosed {
-                    c.flush()
-                    Socket.shutdownBoth(c.fd)
-                    c.close()
-                }
+                for c in mine { c.flushAndShutDown() }
             }
         }
         group.stop()

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Synchronization
 import Testing
 @testable import HearthTransport
 
@@ -51,6 +52,46 @@ import Testing
         let c = try TestHTTP2Client(port: server.port)
         c.send([c.headers(1, path: "/z", endStream: true)])
         #expect(c.read { $0.contains { $0.streamID == 1 && $0.flags.contains(.endStream) } })
+    }
+
+    /// Stopping closes idle connections as it flushes them; it must not then shut down the
+    /// descriptor number, which another thread may already hold for its own socket (under
+    /// parallel tests that cut unrelated clients off mid-request). A second thread keeps
+    /// taking the lowest free descriptors as socket pairs and checks each is still whole
+    /// when it lets it go, while servers with idle keep-alive clients stop, 60 times over.
+    @Test func stoppingTouchesNoDescriptorItHasAlreadyClosed() throws {
+        let done = Atomic<Bool>(false)
+        let damaged = Atomic<Int>(0)
+        let churnEnded = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var byte: UInt8 = 0
+            while !done.load(ordering: .acquiring) {
+                var pair: [Int32] = [-1, -1]
+                guard socketpair(AF_UNIX, Int32(Socket.streamType), 0, &pair) == 0 else { continue }
+                // A socket shut down by someone else reads end-of-input; a whole one would block.
+                for fd in pair where recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0 { damaged.wrappingAdd(1, ordering: .relaxed) }
+                close(pair[0])
+                close(pair[1])
+            }
+            churnEnded.signal()
+        }
+        defer {
+            done.store(true, ordering: .releasing)
+            churnEnded.wait()
+        }
+        for _ in 0..<60 {
+            let server = try HTTPServer(host: "127.0.0.1", port: 0) { _ in .text(200, "ok") }
+            var clients: [TestSocket] = []
+            for _ in 0..<8 {
+                let c = try TestSocket(port: server.port)
+                c.send("GET / HTTP/1.1\r\n\r\n")
+                #expect(c.read(until: { String(decoding: $0, as: UTF8.self).hasSuffix("ok") }))
+                clients.append(c)
+            }
+            server.stop()
+            for c in clients { #expect(c.waitForClose()) }
+        }
+        #expect(damaged.load(ordering: .relaxed) == 0)
     }
 }
 
