@@ -94,19 +94,29 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `task` on the loop's thread, after what is already queued. Any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let onLoop = inEventLoop
-        let wake = tasks.withLock { q -> Bool in
+        let batch = onLoop ? nil : DeferredWakeUps.current
+        let deferWakeUp = tasks.withLock { q -> Bool in
             guard !q.exited else { return false }
             q.tasks.append(task)
             guard !onLoop && !q.wakeUpSent else { return false }
             q.wakeUpSent = true
-            return true
+            if batch != nil { return true }
+            wakeUpHoldingLock()
+            return false
         }
-        guard wake else { return }
-        if let batch = DeferredWakeUps.current { batch.loops.append(self) } else { wakeUpNow() }
+        if deferWakeUp { batch?.loops.append(self) }
     }
 
-    /// Wakes the loop (at once, or when `deferringWakeUps` lets it).
+    /// Wakes the loop now, unless it has exited (a wake-up held back by `deferringWakeUps`).
     func wakeUpNow() {
+        tasks.withLock { q in if !q.exited { wakeUpHoldingLock() } }
+    }
+
+    /// Under the tasks lock, so it cannot race the loop's exit: once `exited` is set the
+    /// selector's descriptors are closed and their numbers may be another socket's, which
+    /// must not receive our 8 bytes. Costs the write (an eventfd, never blocking) inside
+    /// the lock.
+    private func wakeUpHoldingLock() {
         wakeUps.wrappingAdd(1, ordering: .relaxed)
         selector.wakeUp()
     }
