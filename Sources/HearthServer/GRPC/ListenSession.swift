@@ -73,6 +73,18 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         /// The client's document count for a resumed target: answered with an ExistenceFilter.
         let expectedCount: Int32?
         let once: Bool
+        /// The initial result until it is sent (it waits in the queue behind what came
+        /// before). A remove, or a second add with the same id, that overtakes it sends it
+        /// first, as the official emulator answers each request whole before the next:
+        /// ADD, the documents, CURRENT, NO_CHANGE, then REMOVE. Holds no copy — the
+        /// queued event shares its storage — and is dropped once sent.
+        var unsentInitial: ViewSnapshot?
+    }
+
+    /// Catches the initial snapshot `Database.listen` hands its sink before returning (under
+    /// the commit lock, on the calling thread); later snapshots leave it alone.
+    private final class InitialSnapshot: @unchecked Sendable {
+        var snapshot: ViewSnapshot?
     }
 
     let state: EmulatorState
@@ -371,7 +383,9 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         case .remove(let id):
             // Removing a target that is not there is answered with nothing (as the official
             // emulator does).
-            guard let target = targets.removeValue(forKey: id) else { return }
+            guard let target = targets[id] else { return }
+            if try sendUnsentInitial(of: target, id: id) { return }  // a once-target: removed with its result
+            targets[id] = nil
             state.database(requested).stopListening(target.registration)
             state.streams.update(streamID) { $0.targets[id] = nil }
             try emit(codec.targetChange(.remove, targetIDs: [id]))
@@ -382,10 +396,12 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     private func add(_ spec: ListenMessages.TargetRequest, database: DatabaseID) throws(FirestoreError) {
         let id = spec.targetID != 0 ? spec.targetID : (targets.keys.max() ?? 0) + 1
-        if let existing = targets.removeValue(forKey: id) {
+        if let existing = targets[id] {
             // As production answers a target id already in use (Firebase clients report it
             // as "already-exists: Target ID already exists: 2"): the id's target is removed
             // with that cause, and the stream goes on.
+            if try sendUnsentInitial(of: existing, id: id) { return }
+            targets[id] = nil
             state.database(database).stopListening(existing.registration)
             state.streams.update(streamID) { $0.targets[id] = nil }
             try emit(codec.targetChange(.remove, targetIDs: [id], cause: FirestoreError(.alreadyExists, "Target ID already exists: \(id)")))
@@ -407,13 +423,17 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             case .documents(let paths): for p in paths { try p.validateSegments(); try rules?.checkGet(p, in: current) }
             case .query(let q): try rules?.checkQuery(q, in: current)
             }
+            let initial = InitialSnapshot()
             let registration = try db.listen(target) { [weak self] snapshot in
+                if snapshot.isInitial { initial.snapshot = snapshot }
                 self?.enqueue(snapshot: snapshot, target: id, generation: generation)
             }
             let resumeFrom = spec.readTime ?? spec.resumeToken.flatMap(ListenResumeToken.decode)
             targets[id] = ActiveTarget(registration: registration, generation: generation, target: target,
                                        resumeRequested: spec.readTime != nil || !(spec.resumeToken ?? []).isEmpty,
-                                       resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once)
+                                       resumeFrom: resumeFrom, expectedCount: spec.expectedCount, once: spec.once,
+                                       unsentInitial: initial.snapshot)
+            initial.snapshot = nil
             state.streams.update(streamID) { $0.targets[id] = target }
         } catch {
             // The target is acknowledged, then removed with the reason (the official
@@ -425,6 +445,16 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     }
 
     // MARK: Snapshots
+
+    /// Sends `target`'s initial result now if it has not gone out yet (its queued event is
+    /// then skipped: the target is removed or replaced next). True when that removed a
+    /// once-target, which leaves nothing more to do for it.
+    private func sendUnsentInitial(of target: ActiveTarget, id: Int32) throws(FirestoreError) -> Bool {
+        guard let initial = target.unsentInitial else { return false }
+        try deliver(initial, to: id, target)
+        try sendNoChange(initial.readTime)
+        return target.once
+    }
 
     private func deliver(_ snapshot: ViewSnapshot, to id: Int32, _ target: ActiveTarget) throws(FirestoreError) {
         guard let database else { return }
@@ -439,6 +469,7 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
             return
         }
         try emit(codec.targetChange(.add, targetIDs: [id]))
+        targets[id]?.unsentInitial = nil
         var previous: [ResourcePath: Document]?
         if target.resumeRequested {
             if let from = target.resumeFrom, from <= snapshot.readTime {

@@ -47,6 +47,8 @@ add("two targets same query", seed(DATA), open_, stream_send(L, add_query(1, que
     stream_recv(L), commit(update("c/a", {"n": 7})), stream_recv(L), stream_close(L))
 add("remove target", seed(DATA), open_, stream_send(L, add_query(1, query())), stream_recv(L), stream_send(L, remove(1)), stream_recv(L),
     commit(update("c/a", {"n": 7})), stream_recv(L), stream_close(L))
+add("remove target at once", seed(DATA), open_, stream_send(L, add_query(1, query())), stream_send(L, remove(1)), stream_recv(L),
+    commit(update("c/a", {"n": 7})), stream_recv(L), stream_close(L))
 add("remove unknown target", open_, stream_send(L, remove(5)), stream_recv(L), stream_close(L))
 add("duplicate target id", seed(DATA), open_, stream_send(L, add_query(1, query())), stream_recv(L), stream_send(L, add_query(1, query("d"))),
     stream_recv(L), stream_close(L))

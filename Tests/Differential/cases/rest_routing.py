@@ -62,6 +62,11 @@ add("content type form", docs("POST", ":commit", "writes=1", headers={"Content-T
 add("content type text", docs("POST", ":commit", '{"writes": []}', headers={"Content-Type": "text/plain"}))
 add("content type missing", docs("POST", ":commit", '{"writes": []}', headers={"Content-Type": None}))
 add("content type json charset", docs("POST", ":commit", '{"writes": []}', headers={"Content-Type": "application/json; charset=utf-8"}))
+add("create form content type", docs("POST", "/c?documentId=f", '{"fields": {"x": {"integerValue": "1"}}}',
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"}), get("c/f"))
+add("create form content type auto id", docs("POST", "/c", '{"fields": {}}', headers={"Content-Type": "application/x-www-form-urlencoded"}))
+add("runQuery form content type", seed({"c/a": {"x": 1}}), docs("POST", ":runQuery", '{"structuredQuery": {"from": [{"collectionId": "c"}]}}',
+                                                                headers={"Content-Type": "application/x-www-form-urlencoded"}))
 add("PATCH form content type", docs("PATCH", "/c/a", '{"fields": {}}', headers={"Content-Type": "application/x-www-form-urlencoded"}))
 add("body null", docs("POST", ":commit", "null"))
 add("body array", docs("POST", ":commit", "[]"))

@@ -192,6 +192,45 @@ import Testing
         }
     }
 
+    /// A remove (or a second add with the same id) that arrives with its add, in one
+    /// batch, overtakes the target's initial result in the session's queue; the result still
+    /// goes out first, whole — ADD, documents, CURRENT, NO_CHANGE — then the REMOVE, as the
+    /// official emulator answers each request before the next (and as clients expect: one
+    /// response for each add and each remove they sent).
+    @Test func aRemoveSentWithItsAddFollowsTheWholeInitialResult() throws {
+        try withServer { port, client, state in
+            let seeded = try commit(client, [Self.user("ada", 36), Self.user("cy", 41)])
+            let stream = try GRPCTestStream(port: port, method: "Listen")
+            stream.sendRaw(GRPCMessageWriter.frame(Self.addQuery(7)) + GRPCMessageWriter.frame(Self.removeTarget(7)))
+            let answers = try next(stream, 6)
+            #expect(answers[0] == .target(type: 1, ids: [7], cause: nil, token: [], readTime: nil))
+            #expect(answers[1] == .change(name: Self.name("users/ada"), ids: [7], removed: [], updateTime: seeded))
+            #expect(answers[2] == .change(name: Self.name("users/cy"), ids: [7], removed: [], updateTime: seeded))
+            guard case .target(3, [7], nil, _, seeded?) = answers[3] else { Issue.record("not CURRENT: \(answers[3])"); return }
+            #expect(answers[4].globalReadTime == seeded)
+            #expect(answers[5] == .target(type: 2, ids: [7], cause: nil, token: [], readTime: nil))
+            #expect(waitForTargets(state, 0))
+
+            // The same for an id added twice at once: the first target's result, then its
+            // removal with ALREADY_EXISTS (6); the stream goes on.
+            stream.sendRaw(GRPCMessageWriter.frame(Self.addDocuments(1, [Self.name("users/ada")]))
+                           + GRPCMessageWriter.frame(Self.addDocuments(1, [Self.name("users/cy")])))
+            let twice = try next(stream, 5)
+            #expect(twice[0] == .target(type: 1, ids: [1], cause: nil, token: [], readTime: nil))
+            #expect(twice[1] == .change(name: Self.name("users/ada"), ids: [1], removed: [], updateTime: seeded))
+            guard case .target(3, [1], nil, _, _) = twice[2] else { Issue.record("not CURRENT: \(twice[2])"); return }
+            #expect(twice[3].globalReadTime != nil)
+            #expect(twice[4] == .target(type: 2, ids: [1], cause: 6, token: [], readTime: nil))
+            #expect(waitForTargets(state, 0))
+
+            // Nothing of the removed targets follows: a change to their documents sends nothing,
+            // and the next answer is for a new target.
+            _ = try commit(client, [Self.user("ada", 37)])
+            stream.send(Self.addDocuments(2, [Self.name("users/nobody")]))
+            #expect(try next(stream, 1) == [.target(type: 1, ids: [2], cause: nil, token: [], readTime: nil)])
+        }
+    }
+
     /// Open Listen streams are subscriptions, not threads: 200 of them (each on its own
     /// connection), once their first snapshots are out, keep no worker thread busy, and
     /// one commit reaches every one.
