@@ -78,3 +78,23 @@ for _ in range(16):
     q = query("r", order=[("n", direction), ("v", direction)], limit=rng.randrange(2, 8))
     q["startAt" if rng.random() < 0.6 else "endAt"] = cursor
     add(q)
+
+# Aggregations over the same dataset: count (with an up_to), sum and avg of fields holding
+# every type (integers that overflow, doubles, NaN, infinities, non-numbers), under random
+# filters and limits.
+from cases.steps import docs  # noqa: E402
+
+for i in range(40):
+    aggregations = []
+    for j in range(rng.randrange(1, 4)):
+        kind = rng.choice(["count", "sum", "avg"])
+        if kind == "count":
+            aggregations.append({"alias": f"a{j}", "count": {"upTo": str(rng.randrange(1, 40))} if rng.random() < 0.3 else {}})
+        else:
+            aggregations.append({"alias": f"a{j}", kind: {"field": {"fieldPath": rng.choice(["v", "n", "t", "v"])}}})
+    where = None
+    if rng.random() < 0.6:
+        where = F(rng.choice(["n", "v"]), rng.choice(["GREATER_THAN", "LESS_THAN_OR_EQUAL", "NOT_EQUAL", "EQUAL"]), pick())
+    q = query("r", where=where, limit=rng.randrange(1, 30) if rng.random() < 0.3 else None)
+    CASES.append(case(f"random aggregation {i:03d}", seed(DATA),
+                      docs("POST", ":runAggregationQuery", {"structuredAggregationQuery": {"structuredQuery": q, "aggregations": aggregations}})))
