@@ -282,6 +282,9 @@ public final class FirestoreCheck {
         writeStream();
         largeMessages();
         multiplexed();
+        concurrentStreams();
+        compressed();
+        cancelBlockedStream();
         deadlines();
         cancelledListen();
         badRequests();
@@ -337,11 +340,11 @@ public final class FirestoreCheck {
         check("BatchGetDocuments answers read times", batch.stream().allMatch(r -> r.has("readTime")), batch);
 
         JsonObject page1 = unary(listDocuments, "ListDocumentsRequest", """
-            {"parent": "%s", "collectionId": "cities", "pageSize": 2, "orderBy": "__name__"}""".formatted(DOCS));
+            {"parent": "%s", "collectionId": "cities", "pageSize": 2}""".formatted(DOCS));
         check("ListDocuments pages by pageSize", page1.getAsJsonArray("documents").size() == 2
                 && path(page1, "nextPageToken") != null, page1);
         JsonObject page2 = unary(listDocuments, "ListDocumentsRequest", """
-            {"parent": "%s", "collectionId": "cities", "pageSize": 2, "orderBy": "__name__", "pageToken": "%s"}"""
+            {"parent": "%s", "collectionId": "cities", "pageSize": 2, "pageToken": "%s"}"""
                 .formatted(DOCS, path(page1, "nextPageToken")));
         check("ListDocuments' second page holds the rest", page2.has("documents") && page2.getAsJsonArray("documents").size() == 1
                 && doc("cities/SF").equals(path(page2, "documents.0.name")), page2);
@@ -410,12 +413,10 @@ public final class FirestoreCheck {
         @SuppressWarnings("unchecked")
         Bidi(MethodDescriptor<DynamicMessage, DynamicMessage> method, String requestType, CallOptions options) {
             this.requestType = requestType;
-            ClientCallStreamObserver<DynamicMessage>[] holder = new ClientCallStreamObserver[1];
             StreamObserver<DynamicMessage> sender = ClientCalls.asyncBidiStreamingCall(channel.newCall(method, options),
                     new ClientResponseObserver<DynamicMessage, DynamicMessage>() {
                         @Override
                         public void beforeStart(ClientCallStreamObserver<DynamicMessage> stream) {
-                            holder[0] = stream;
                         }
 
                         @Override
@@ -442,7 +443,11 @@ public final class FirestoreCheck {
 
         /** The next response, or null when the call ended (see `end`) or nothing came in time. */
         JsonObject next() throws InterruptedException {
-            Object event = events.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            return next(WAIT_SECONDS * 1000);
+        }
+
+        JsonObject next(long millis) throws InterruptedException {
+            Object event = events.poll(millis, TimeUnit.MILLISECONDS);
             if (event instanceof JsonObject response) return response;
             end = event == null ? null : (Status) event;
             return null;
@@ -511,7 +516,7 @@ public final class FirestoreCheck {
         check("Listen answers REMOVE for a removed target", removed != null && "1".equals(path(removed.get(removed.size() - 1), "targetChange.targetIds.0")), removed);
 
         commitWrites(city("SJ", "San Jose", "CA", 1000000));
-        JsonObject after = listen.next();
+        JsonObject after = listen.next(1000);
         // After the removal nothing more should arrive for target 1; at most a global NO_CHANGE.
         check("Listen sends nothing for a removed target", after == null && listen.end == null
                 || after != null && !after.has("documentChange"), after);
@@ -586,6 +591,73 @@ public final class FirestoreCheck {
                 right.get() + " right; errors: " + errors.stream().limit(3).toList());
     }
 
+    // More calls at once than a server usually allows concurrent streams (grpc-java queues
+    // those past SETTINGS_MAX_CONCURRENT_STREAMS until others end).
+    void concurrentStreams() throws Exception {
+        List<com.google.common.util.concurrent.ListenableFuture<DynamicMessage>> calls = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            calls.add(ClientCalls.futureUnaryCall(channel.newCall(getDocument, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS)),
+                    msg("GetDocumentRequest", "{\"name\": \"" + doc("many/d" + String.format("%03d", i % 100)) + "\"}")));
+        }
+        int right = 0;
+        List<String> errors = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            try {
+                if (String.valueOf(i % 100).equals(path(json(calls.get(i).get(60, TimeUnit.SECONDS)), "fields.i.integerValue"))) right++;
+            } catch (java.util.concurrent.ExecutionException error) {
+                if (errors.size() < 3) errors.add(error.getCause().toString());
+            }
+        }
+        check("500 GetDocuments started at once on one channel all answer", right == 500, right + " right; " + errors);
+    }
+
+    // gzip-compressed requests (grpc-encoding: gzip), as a client configured for it sends.
+    void compressed() {
+        CallOptions gzip = CallOptions.DEFAULT.withCompression("gzip").withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS);
+        Status committed = statusOf(() -> ClientCalls.blockingUnaryCall(channel, commit, gzip, msg("CommitRequest", """
+            {"database": "%s", "writes": [%s]}""".formatted(DATABASE, city("GZ", "Gzipped", "GZ", 1)))));
+        check("a gzip-compressed Commit succeeds", committed.isOk(), committed);
+        List<String> names = new ArrayList<>();
+        Status queried = statusOf(() -> ClientCalls.blockingServerStreamingCall(channel, runQuery, gzip, msg("RunQueryRequest", """
+            {"parent": "%s", "structuredQuery": {"from": [{"collectionId": "cities"}], %s}}""".formatted(DOCS, whereState("GZ"))))
+                .forEachRemaining(r -> { String name = path(json(r), "document.name"); if (name != null) names.add(name); }));
+        check("a gzip-compressed RunQuery answers", queried.isOk() && names.equals(List.of(doc("cities/GZ"))), queried + " " + names);
+    }
+
+    // A client that stops reading a 2 MB result stalls the server on HTTP/2 flow control; its
+    // cancel (RST_STREAM) must free that stream, and the connection must go on serving.
+    void cancelBlockedStream() throws InterruptedException {
+        LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
+        ClientCall<DynamicMessage, DynamicMessage> call = channel.newCall(runQuery, CallOptions.DEFAULT);
+        call.start(new ClientCall.Listener<DynamicMessage>() {
+            @Override
+            public void onMessage(DynamicMessage message) {
+                events.add(message);
+            }
+
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                events.add(status);
+            }
+        }, new Metadata());
+        call.request(1); // one response, then no more reading
+        call.sendMessage(msg("RunQueryRequest", """
+            {"parent": "%s", "structuredQuery": {"from": [{"collectionId": "many"}]}}""".formatted(DOCS)));
+        call.halfClose();
+        Object first = events.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        check("a stalled RunQuery answers its first document", first instanceof DynamicMessage, first);
+        Thread.sleep(300); // let the server fill the window and wait on it
+        call.cancel("the check stops reading", null);
+        Object end = null;
+        for (Object event = first; event != null && !(event instanceof Status); ) {
+            event = events.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            end = event;
+        }
+        check("a cancelled stalled RunQuery ends CANCELLED", end instanceof Status status && status.getCode() == Status.Code.CANCELLED, end);
+        check("the channel still serves after cancelling a stalled stream",
+                "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
+    }
+
     void deadlines() throws InterruptedException {
         // A Listen never ends on its own: its deadline (sent as grpc-timeout) must end it.
         Bidi listen = new Bidi(this.listen, "ListenRequest", CallOptions.DEFAULT.withDeadlineAfter(700, TimeUnit.MILLISECONDS));
@@ -615,6 +687,15 @@ public final class FirestoreCheck {
         Status badName = statusOf(() -> unary(getDocument, "GetDocumentRequest", "{\"name\": \"projects/demo-java/nowhere\"}"));
         check("GetDocument of a malformed name is INVALID_ARGUMENT", badName.getCode() == Status.Code.INVALID_ARGUMENT, badName);
         check("the INVALID_ARGUMENT names what is wrong", badName.getDescription() != null && badName.getDescription().contains("nowhere"), badName);
+
+        // The message echoes a 20 KB name: its trailers must stay within the 8 KiB grpc-java
+        // accepts (past 10 KiB it drops the connection, failing every call on the channel).
+        String longName = DOCS + "/" + "a/".repeat(10_000) + "b";
+        Status longBad = statusOf(() -> unary(getDocument, "GetDocumentRequest", "{\"name\": \"" + longName + "\"}"));
+        check("GetDocument of a malformed 20 KB name is INVALID_ARGUMENT naming it", longBad.getCode() == Status.Code.INVALID_ARGUMENT
+                && longBad.getDescription() != null && longBad.getDescription().contains(DOCS + "/a/a/"),
+                longBad.getCode() + " " + String.valueOf(longBad.getDescription()).substring(0, 100));
+        check("the channel still serves after a long error", "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
 
         Status badLimit = statusOf(() -> streaming(runQuery, "RunQueryRequest", """
             {"parent": "%s", "structuredQuery": {"from": [{"collectionId": "cities"}], "limit": -1}}""".formatted(DOCS)));

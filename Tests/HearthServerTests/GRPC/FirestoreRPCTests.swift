@@ -255,6 +255,20 @@ import Testing
         }
     }
 
+    /// A 6 KB malformed name is answered INVALID_ARGUMENT with trailers grpc-java accepts
+    /// (it refuses header blocks past 8 KiB, and past 10 KiB drops the whole connection):
+    /// the message names the problem and is cut, and the connection keeps serving.
+    @Test func longErrorMessagesFitTheClientsHeaderLimit() throws {
+        try withClient { client, _ in
+            let name = Self.root + "/" + String(repeating: "a/", count: 3_000) + "b"
+            let r = try client.call("GetDocument", TestProto.message { $0.writeString(1, name) })
+            #expect(r.status == 3 && r.trailersOnly)
+            #expect(r.message.hasPrefix("Document name \"\(Self.root)/a/a/") && r.message.hasSuffix("…"))
+            #expect(GRPCStatus.percentEncode(r.message).utf8.count <= 4096)
+            #expect(try client.call("GetDocument", TestProto.message { $0.writeString(1, Self.name("c/d")) }).status == 5)
+        }
+    }
+
     @Test func errorsAuthRulesUnknownMethodsAndDeadlines() throws {
         try withClient { client, state in
             // Methods that are not served: UNIMPLEMENTED, trailers-only.
