@@ -26,6 +26,10 @@ public struct HTTP2ConnectionState: Sendable {
         /// GOAWAY(ENHANCE_YOUR_CALM): RST_STREAM on streams still open (the "rapid reset"
         /// attack opens and cancels streams to make the server start work it never
         /// finishes), SETTINGS and PING (each costs the server an acknowledgement).
+        /// PINGs count only while the server sends no response: each HEADERS or DATA frame
+        /// it writes starts their count again, as gRPC servers do — grpc-java's client
+        /// pings after each burst of DATA it reads to size its windows (hundreds of pings
+        /// in a few seconds of streaming), and a flood with nothing answered still ends.
         public var maxResetsPerWindow = 200
         public var maxSettingsPerWindow = 100
         public var maxPingsPerWindow = 100
@@ -155,6 +159,10 @@ public struct HTTP2ConnectionState: Sendable {
     func isOpen(_ id: UInt32) -> Bool { streams[id].map { !$0.localEndQueued } ?? false }
 
     private mutating func write(_ frame: HTTP2Frame) {
+        switch frame.payload {
+        case .headers, .data: pings = HTTP2RateCounter()  // see `maxPingsPerWindow`
+        default: break
+        }
         HTTP2FrameSerializer.serialize(frame, into: &outbox)
     }
 

@@ -51,6 +51,8 @@ public struct HTTPLimits: Sendable {
 
     /// Streams the client resets before their answer is complete (the "rapid reset" attack).
     public var maxResetsPer10s: Int = 200
+    /// PINGs while the server sends nothing (a HEADERS or DATA frame sent starts the count
+    /// again: clients such as grpc-java ping throughout a busy stream to size windows).
     public var maxPingsPer10s: Int = 100
     public var maxSettingsPer10s: Int = 100
 

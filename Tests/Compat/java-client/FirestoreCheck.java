@@ -69,6 +69,7 @@ public final class FirestoreCheck {
     final Map<String, Descriptor> types = new HashMap<>();
     JsonFormat.TypeRegistry registry;
     Channel channel;
+    String target;
     int checks = 0;
     final List<String> failures = new ArrayList<>();
 
@@ -78,6 +79,7 @@ public final class FirestoreCheck {
         ManagedChannel managed = NettyChannelBuilder.forTarget(args[0]).usePlaintext()
                 .maxInboundMessageSize(16 << 20).build();
         check.channel = ClientInterceptors.intercept(managed, emulatorHeaders());
+        check.target = args[0];
         long start = System.nanoTime();
         try {
             check.runAll();
@@ -285,6 +287,10 @@ public final class FirestoreCheck {
         concurrentStreams();
         compressed();
         cancelBlockedStream();
+        bigListen();
+        pipelinedWrites();
+        listenStorm();
+        idleReconnect();
         deadlines();
         cancelledListen();
         badRequests();
@@ -656,6 +662,88 @@ public final class FirestoreCheck {
         check("a cancelled stalled RunQuery ends CANCELLED", end instanceof Status status && status.getCode() == Status.Code.CANCELLED, end);
         check("the channel still serves after cancelling a stalled stream",
                 "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
+    }
+
+    // A gzip-compressed Listen whose initial snapshot (2 MB) is larger than the windows.
+    void bigListen() throws InterruptedException {
+        Bidi listen = new Bidi(this.listen, "ListenRequest", CallOptions.DEFAULT.withCompression("gzip"));
+        listen.send("""
+            {"database": "%s", "addTarget": {"targetId": 7, "query": {"parent": "%s",
+             "structuredQuery": {"from": [{"collectionId": "many"}]}}}}""".formatted(DATABASE, DOCS));
+        List<JsonObject> initial = listen.until(FirestoreCheck::globalNoChange);
+        long docs = initial == null ? -1 : initial.stream().filter(r -> r.has("documentChange")).count();
+        check("a gzip Listen streams a 2 MB snapshot of 100 documents", docs == 100, initial == null ? listen.end : docs);
+        listen.requests.cancel("done", null);
+        listen.awaitEnd();
+    }
+
+    // 50 writes sent on a Write stream without waiting: 50 answers, in order, each applied.
+    void pipelinedWrites() throws InterruptedException {
+        Bidi stream = new Bidi(write, "WriteRequest", CallOptions.DEFAULT);
+        stream.send("{\"database\": \"" + DATABASE + "\"}");
+        JsonObject handshake = stream.next();
+        if (handshake == null) {
+            check("Write handshake for pipelined writes", false, stream.end);
+            return;
+        }
+        String token = path(handshake, "streamToken");
+        for (int i = 0; i < 50; i++) {
+            stream.send("""
+                {"streamToken": "%s", "writes": [{"update": {"name": "%s", "fields": {"n": {"integerValue": "%d"}}}}]}"""
+                    .formatted(token, doc("piped/p" + i), i));
+        }
+        int answered = 0;
+        String lastTime = "";
+        boolean ordered = true;
+        for (int i = 0; i < 50; i++) {
+            JsonObject answer = stream.next();
+            if (answer == null || answer.getAsJsonArray("writeResults").size() != 1) break;
+            String time = path(answer, "commitTime");
+            ordered &= time != null && time.compareTo(lastTime) >= 0; // RFC 3339 in UTC with the same precision sorts as text
+            lastTime = time == null ? lastTime : time;
+            answered++;
+        }
+        check("50 pipelined writes on a Write stream get 50 answers in commit order", answered == 50 && ordered, answered + " answers, ordered " + ordered);
+        JsonObject last = get("piped/p49");
+        check("the last pipelined write is stored", "49".equals(path(last, "fields.n.integerValue")), last);
+        stream.requests.onCompleted();
+        stream.awaitEnd();
+    }
+
+    // Listens opened and cancelled at once, some before the server has answered anything.
+    void listenStorm() throws InterruptedException {
+        List<Bidi> listens = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            Bidi listen = new Bidi(this.listen, "ListenRequest", CallOptions.DEFAULT);
+            listen.send(californiaTarget(100 + i));
+            listens.add(listen);
+            if (i % 2 == 0) listen.requests.cancel("storm", null);
+        }
+        int cancelled = 0;
+        for (int i = 0; i < listens.size(); i += 2) if (listens.get(i).awaitEnd().getCode() == Status.Code.CANCELLED) cancelled++;
+        int answered = 0;
+        for (int i = 1; i < listens.size(); i += 2) if (listens.get(i).until(FirestoreCheck::globalNoChange) != null) answered++;
+        for (int i = 1; i < listens.size(); i += 2) listens.get(i).requests.cancel("storm over", null);
+        check("of 100 Listens opened at once, the 50 cancelled end CANCELLED and the other 50 answer", cancelled == 50 && answered == 50,
+                cancelled + " cancelled, " + answered + " answered");
+        commitWrites(city("FRE", "Fresno", "CA", 540000));
+        check("the channel still serves after a Listen storm", "Fresno".equals(path(get("cities/FRE"), "fields.name.stringValue")), "no FRE");
+    }
+
+    // grpc-java closes an idle connection (GOAWAY, then close) and opens a new one for the next call.
+    void idleReconnect() throws InterruptedException {
+        ManagedChannel idle = NettyChannelBuilder.forTarget(target).usePlaintext().idleTimeout(1, TimeUnit.SECONDS).build();
+        Channel saved = channel;
+        channel = ClientInterceptors.intercept(idle, emulatorHeaders());
+        try {
+            check("a call on a fresh channel answers", "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
+            Thread.sleep(1600);
+            check("the channel went idle", idle.getState(false) == io.grpc.ConnectivityState.IDLE, idle.getState(false));
+            check("a call after the idle channel reconnects answers", "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
+        } finally {
+            channel = saved;
+            idle.shutdownNow();
+        }
     }
 
     void deadlines() throws InterruptedException {
