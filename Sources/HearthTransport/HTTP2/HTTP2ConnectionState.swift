@@ -26,6 +26,10 @@ public struct HTTP2ConnectionState: Sendable {
         /// GOAWAY(ENHANCE_YOUR_CALM): RST_STREAM on streams still open (the "rapid reset"
         /// attack opens and cancels streams to make the server start work it never
         /// finishes), SETTINGS and PING (each costs the server an acknowledgement).
+        /// Resets count only on streams not answered yet (no response headers): a client
+        /// detaching listeners cancels streams whose answer has begun and never ends on its
+        /// own — a Java server SDK closing 300 listeners, say — which costs no unfinished
+        /// work and must not close the connection under its other calls.
         /// PINGs count only while the server sends no response: each HEADERS or DATA frame
         /// it writes starts their count again, as gRPC servers do — grpc-java's client
         /// pings after each burst of DATA it reads to size its windows (hundreds of pings
@@ -252,10 +256,12 @@ public struct HTTP2ConnectionState: Sendable {
             if frame.streamID > lastPeerStreamID && streams[frame.streamID] == nil {
                 throw .connection(.protocolError, "RST_STREAM on idle stream \(frame.streamID)")
             }
-            if removeStream(frame.streamID) != nil {
+            if let stream = removeStream(frame.streamID) {
                 events.append(.streamReset(frame.streamID, code))
-                // A stream the client cancels before its answer is complete.
-                guard resets.count(at: now, window: config.rateWindow) <= config.maxResetsPerWindow else {
+                // A stream the client cancels before it is answered at all counts; one whose
+                // answer has begun (a listener being detached) does not — see `maxResetsPerWindow`.
+                guard stream.responseHeadersQueued
+                    || resets.count(at: now, window: config.rateWindow) <= config.maxResetsPerWindow else {
                     throw .connection(.enhanceYourCalm, "more than \(config.maxResetsPerWindow) streams reset by the client in \(config.rateWindow / 1_000_000_000) s")
                 }
             }

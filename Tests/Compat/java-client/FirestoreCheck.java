@@ -290,6 +290,7 @@ public final class FirestoreCheck {
         bigListen();
         pipelinedWrites();
         listenStorm();
+        listenerChurn();
         idleReconnect();
         deadlines();
         cancelledListen();
@@ -728,6 +729,32 @@ public final class FirestoreCheck {
                 cancelled + " cancelled, " + answered + " answered");
         commitWrites(city("FRE", "Fresno", "CA", 540000));
         check("the channel still serves after a Listen storm", "Fresno".equals(path(get("cities/FRE"), "fields.name.stringValue")), "no FRE");
+    }
+
+    // An app attaching and detaching listeners: each Listen gets its snapshot, then is
+    // cancelled (RST_STREAM on a stream the server has answered), 250 times in a row.
+    void listenerChurn() throws InterruptedException {
+        // A listener left attached throughout must survive the churn beside it.
+        Bidi sentinel = new Bidi(this.listen, "ListenRequest", CallOptions.DEFAULT);
+        sentinel.send(californiaTarget(999));
+        check("a listener kept during churn answers its snapshot", sentinel.until(FirestoreCheck::globalNoChange) != null, sentinel.end);
+        int answered = 0;
+        Status failure = null;
+        for (int i = 0; i < 250 && failure == null; i++) {
+            Bidi listen = new Bidi(this.listen, "ListenRequest", CallOptions.DEFAULT);
+            listen.send(californiaTarget(1000 + i));
+            if (listen.until(FirestoreCheck::globalNoChange) != null) answered++;
+            else failure = listen.end;
+            listen.requests.cancel("detached", null);
+            listen.awaitEnd();
+        }
+        check("250 listeners attached and detached in turn all get their snapshot", answered == 250, answered + " answered; " + failure);
+        commitWrites(city("BAK", "Bakersfield", "CA", 400000));
+        List<JsonObject> change = sentinel.until(FirestoreCheck::globalNoChange);
+        check("the listener kept during churn still receives changes", change != null && change.stream().anyMatch(r ->
+                doc("cities/BAK").equals(path(r, "documentChange.document.name"))), change != null ? change : sentinel.end);
+        sentinel.requests.cancel("done", null);
+        sentinel.awaitEnd();
     }
 
     // grpc-java closes an idle connection (GOAWAY, then close) and opens a new one for the next call.

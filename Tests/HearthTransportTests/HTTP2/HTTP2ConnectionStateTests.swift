@@ -467,6 +467,28 @@ struct HTTP2TestPeer {
         #expect(try peer.received().last?.goAwayCode == .enhanceYourCalm)
     }
 
+    /// Detaching listeners cancels streams being answered; only streams reset before any
+    /// answer (the rapid-reset pattern) count toward the limit.
+    @Test func resetsOfAnsweredStreamsAreNotRapidReset() throws {
+        var config = HTTP2ConnectionState.Configuration()
+        config.maxResetsPerWindow = 10
+        var peer = HTTP2TestPeer(config: config)
+        _ = peer.connect()
+        for i in 0..<50 {
+            let id = UInt32(1 + 2 * i)
+            _ = peer.openStream(id)
+            try peer.server.sendHeaders(id, Sample.responseHeaders, endStream: false)
+            _ = peer.send(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.cancel)))
+        }
+        #expect(!peer.server.isClosed)
+        for i in 50..<61 {
+            let id = UInt32(1 + 2 * i)
+            _ = peer.openStream(id)
+            _ = peer.send(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.cancel)))
+        }
+        #expect(try peer.received().last?.goAwayCode == .enhanceYourCalm)
+    }
+
     @Test func continuationFloodIsBounded() throws {
         var config = HTTP2ConnectionState.Configuration()
         config.maxHeaderBlockSize = 50_000
