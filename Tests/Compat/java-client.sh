@@ -5,8 +5,9 @@
 # answers' contents: Commit (set, masked update, transforms, delete), GetDocument,
 # BatchGetDocuments, RunQuery, RunAggregationQuery, ListDocuments, transactions, Listen
 # (snapshot, change, remove, half-close), the Write stream, 2 MB of streamed results and a
-# 900 KB document, 200 calls from 8 threads on one channel, deadlines, a cancelled Listen and
-# bad requests (Tests/Compat/java-client/FirestoreCheck.java).
+# 900 KB document, 200 calls from 8 threads and 500 at once on one channel, gzip, 350
+# listeners attached and detached, deadlines, cancels, an idle reconnect and bad requests
+# (Tests/Compat/java-client/FirestoreCheck.java). About 20 s with the jars at hand.
 # The Firestore messages are not in the repository: they are written at run time, as a
 # FileDescriptorSet, from the descriptors of the official Python client (the compat venv).
 # Java and the jars are Debian's (bookworm): taken from the system when installed, else
