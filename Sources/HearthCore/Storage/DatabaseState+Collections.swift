@@ -51,8 +51,9 @@ extension DatabaseState {
     /// Up to `limit` existing documents directly in `collection`, in ID (`__name__`) order,
     /// from `start`. Reads the storage order itself — each collection's documents are
     /// contiguous there and in ID order — forwards or, for `.before`, backwards, so any page
-    /// of any collection costs O(log n + limit) (deleted documents passed over aside).
-    public func documents(in collection: ResourcePath, start: DocumentPageStart, limit: Int) -> [Document] {
+    /// of any collection costs O(log n + limit) (deleted documents passed over aside). With
+    /// `time`, the documents as they were then (a read within the version history).
+    public func documents(in collection: ResourcePath, start: DocumentPageStart, limit: Int, at time: Timestamp? = nil) -> [Document] {
         guard limit > 0 else { return [] }
         let scope = DocumentKey.start(of: collection)
         var it: PersistentSortedMap<DocumentKey, DocumentVersion>.Iterator
@@ -64,7 +65,7 @@ extension DatabaseState {
         }
         var out: [Document] = []
         while out.count < limit, let (key, version) = it.next(), key.hasPrefix(scope) {
-            if let doc = version.document { out.append(doc) }
+            if let doc = time.map({ version.version(at: $0)?.document }) ?? version.document { out.append(doc) }
         }
         if case .before = start { out.reverse() }
         return out

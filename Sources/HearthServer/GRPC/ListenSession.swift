@@ -396,11 +396,11 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
 
     private func add(_ spec: ListenMessages.TargetRequest, database: DatabaseID) throws(FirestoreError) {
         let id = spec.targetID != 0 ? spec.targetID : (targets.keys.max() ?? 0) + 1
-        if let existing = targets[id] {
+        // A once-target whose result goes out whole here leaves with it, freeing the id.
+        if let existing = targets[id], try !sendUnsentInitial(of: existing, id: id) {
             // As production answers a target id already in use (Firebase clients report it
             // as "already-exists: Target ID already exists: 2"): the id's target is removed
             // with that cause, and the stream goes on.
-            if try sendUnsentInitial(of: existing, id: id) { return }
             targets[id] = nil
             state.database(database).stopListening(existing.registration)
             state.streams.update(streamID) { $0.targets[id] = nil }

@@ -121,7 +121,10 @@ struct DocumentService {
 
     /// ListDocuments of `collection` (`[""]`: every root collection). `orderBy` runs it as
     /// a query; `showMissing` (admin only) adds the missing parents of subcollection
-    /// documents. Pages are offsets in an opaque token.
+    /// documents. The documents of one named collection in ID order — what clients page
+    /// through — are paged by a cursor (the last ID sent) in the opaque token, as production
+    /// does: each page costs O(log n + page), and a document added or deleted behind the
+    /// cursor neither repeats nor hides another. The other listings page by offset.
     func list(collection: ResourcePath, showMissing: Bool, orderBy: [Ordering], pageSize: Int, pageToken: String?,
               readTime: Timestamp?) throws(FirestoreError) -> ([ListedDocument], String?) {
         trace?.named(collection, in: database)
@@ -129,7 +132,18 @@ struct DocumentService {
             throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.")
         }
         guard pageSize >= 0 else { throw .negativePageSize }
-        let offset = try Self.offset(fromToken: pageToken)
+        let start = try Self.pageStart(fromToken: pageToken)
+        if orderBy.isEmpty && !showMissing && pageSize > 0 && !collection.lastSegment.isEmpty, case .cursor(let after) = start {
+            let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
+            try collection.validateSegments()
+            try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
+            var docs = s.documents(in: collection, start: after.map { .after($0) } ?? .first, limit: pageSize + 1, at: readTime)
+            let more = docs.count > pageSize
+            if more { docs.removeLast() }
+            let next = more ? docs.last.map { Self.cursorToken(after: $0.path.lastSegment) } : nil
+            return (docs.map { .document($0) }, next)
+        }
+        let offset = try Self.offset(from: start)
         var entries: [ListedDocument]
         if !orderBy.isEmpty {
             if showMissing { throw .invalidArgument("show_missing cannot be combined with order_by.") }
@@ -334,12 +348,37 @@ struct DocumentService {
 
     /// The offset a page token encodes ("offset:N", base64).
     static func offset(fromToken token: String?) throws(FirestoreError) -> Int {
-        guard let token, !token.isEmpty else { return 0 }
-        guard let data = ProtoJSON.decodeBase64(token), let text = String(data: data, encoding: .utf8),
-              text.hasPrefix("offset:"), let n = Int(text.dropFirst(7)), n >= 0 else {
-            throw .invalidPageToken
+        try offset(from: pageStart(fromToken: token))
+    }
+
+    /// The offset a listing paged by offset starts at (a cursor token is not one of its own).
+    private static func offset(from start: PageStart) throws(FirestoreError) -> Int {
+        switch start {
+        case .offset(let n): n
+        case .cursor(after: nil): 0
+        case .cursor: throw .invalidPageToken
         }
-        return n
+    }
+
+    /// Where a page token says the next page starts: an offset into the listing, or (for
+    /// a collection's documents in ID order) after a document ID. No token: the start,
+    /// which either kind of listing reads as its own.
+    enum PageStart: Equatable {
+        case offset(Int)
+        /// nil: the first page.
+        case cursor(after: String?)
+    }
+
+    static func pageStart(fromToken token: String?) throws(FirestoreError) -> PageStart {
+        guard let token, !token.isEmpty else { return .cursor(after: nil) }
+        guard let data = ProtoJSON.decodeBase64(token), let text = String(data: data, encoding: .utf8) else { throw .invalidPageToken }
+        if text.hasPrefix("offset:"), let n = Int(text.dropFirst(7)), n >= 0 { return .offset(n) }
+        if text.hasPrefix("after:"), text.count > 6 { return .cursor(after: String(text.dropFirst(6))) }
+        throw .invalidPageToken
+    }
+
+    static func cursorToken(after id: String) -> String {
+        Data("after:\(id)".utf8).base64EncodedString()
     }
 
     /// One page of `items` from `offset` (`size` 0: all), and the next page's token.

@@ -223,6 +223,30 @@ import Testing
             #expect(twice[4] == .target(type: 2, ids: [1], cause: 6, token: [], readTime: nil))
             #expect(waitForTargets(state, 0))
 
+            // A once-target leaves with its result, so an add of its id right behind it
+            // starts a new target rather than meeting ALREADY_EXISTS.
+            let once = TestProto.message { w in
+                w.writeString(1, Self.db.name)
+                w.writeMessage(2) { t in
+                    t.writeMessage(3) { d in d.writeString(2, Self.name("users/ada")) }
+                    t.writeInt32(5, 3)
+                    t.writeBool(6, true)
+                }
+            }
+            stream.sendRaw(GRPCMessageWriter.frame(once) + GRPCMessageWriter.frame(Self.addDocuments(3, [Self.name("users/cy")])))
+            let onceThenNew = try next(stream, 9)
+            #expect(onceThenNew[0] == .target(type: 1, ids: [3], cause: nil, token: [], readTime: nil))
+            #expect(onceThenNew[1] == .change(name: Self.name("users/ada"), ids: [3], removed: [], updateTime: seeded))
+            #expect(onceThenNew[3] == .target(type: 2, ids: [3], cause: nil, token: [], readTime: nil))
+            #expect(onceThenNew[4].globalReadTime != nil)
+            #expect(onceThenNew[5] == .target(type: 1, ids: [3], cause: nil, token: [], readTime: nil))
+            #expect(onceThenNew[6] == .change(name: Self.name("users/cy"), ids: [3], removed: [], updateTime: seeded))
+            #expect(onceThenNew[8].globalReadTime != nil)
+            #expect(waitForTargets(state, 1))
+            stream.send(Self.removeTarget(3))
+            #expect(try next(stream, 1) == [.target(type: 2, ids: [3], cause: nil, token: [], readTime: nil)])
+            #expect(waitForTargets(state, 0))
+
             // Nothing of the removed targets follows: a change to their documents sends nothing,
             // and the next answer is for a new target.
             _ = try commit(client, [Self.user("ada", 37)])

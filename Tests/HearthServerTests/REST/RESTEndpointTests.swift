@@ -38,6 +38,39 @@ import Testing
         }
     }
 
+    /// Pages of a collection's documents follow a cursor, as production's do: a document
+    /// added or deleted behind the cursor neither repeats nor hides another, the page whose
+    /// last document is deleted still leads on, and the last page carries no token.
+    @Test func listDocumentsPagesByCursor() throws {
+        try withServer { server in
+            let c = try RawHTTPClient(port: server.port)
+            for i in 0..<7 { _ = c.request("PATCH", "\(docs)/col/d\(i)", body: #"{"fields": {}}"#) }
+            func page(_ token: String?) -> (ids: [String], next: String?) {
+                let query = token.map { "&pageToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" } ?? ""
+                let answer = c.request("GET", "\(docs)/col?pageSize=3\(query)")?.json
+                let ids = answer?["documents"]?.arrayValue?.compactMap { $0["name"]?.stringValue?.split(separator: "/").last.map(String.init) } ?? []
+                return (ids, answer?["nextPageToken"]?.stringValue)
+            }
+            let first = page(nil)
+            #expect(first.ids == ["d0", "d1", "d2"])
+            // Behind the cursor: d0 deleted, d00 added (both before d2); d2 itself deleted.
+            _ = c.request("DELETE", "\(docs)/col/d0")
+            _ = c.request("PATCH", "\(docs)/col/d00", body: #"{"fields": {}}"#)
+            _ = c.request("DELETE", "\(docs)/col/d2")
+            let second = page(first.next)
+            #expect(second.ids == ["d3", "d4", "d5"])
+            let last = page(second.next)
+            #expect(last.ids == ["d6"])
+            #expect(last.next == nil)
+            // A page that ends exactly at the last document has no token either.
+            #expect(c.request("GET", "\(docs)/col?pageSize=7")?.json?["nextPageToken"] == nil)
+            // A token that is not ours is refused.
+            let bad = c.request("GET", "\(docs)/col?pageSize=3&pageToken=bm9wZQ")
+            #expect(bad?.status == 400)
+            #expect(bad?.json?["error"]?["status"] == .string("INVALID_ARGUMENT"))
+        }
+    }
+
     @Test func listDocumentsPagesAndShowsMissing() throws {
         try withServer { server in
             let c = try RawHTTPClient(port: server.port)
