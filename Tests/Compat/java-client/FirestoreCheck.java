@@ -252,6 +252,10 @@ public final class FirestoreCheck {
         return at.isJsonPrimitive() ? at.getAsString() : at.toString();
     }
 
+    static String clip(String text) {
+        return text.length() <= 200 ? text : text.substring(0, 200) + "…";
+    }
+
     static String doc(String id) {
         return DOCS + "/" + id;
     }
@@ -809,7 +813,7 @@ public final class FirestoreCheck {
         Status longBad = statusOf(() -> unary(getDocument, "GetDocumentRequest", "{\"name\": \"" + longName + "\"}"));
         check("GetDocument of a malformed 20 KB name is INVALID_ARGUMENT naming it", longBad.getCode() == Status.Code.INVALID_ARGUMENT
                 && longBad.getDescription() != null && longBad.getDescription().contains(DOCS + "/a/a/"),
-                longBad.getCode() + " " + String.valueOf(longBad.getDescription()).substring(0, 100));
+                longBad.getCode() + " " + clip(String.valueOf(longBad.getDescription())));
         check("the channel still serves after a long error", "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
 
         Status badLimit = statusOf(() -> streaming(runQuery, "RunQueryRequest", """
