@@ -388,6 +388,24 @@ public struct HTTP2ConnectionState: Sendable {
         streams[id] = s
     }
 
+    /// The application holds an incomplete unit of stream `id`'s request (a gRPC message)
+    /// and needs `count` more bytes before it can consume any: the stream's window is
+    /// widened to `count` when smaller. Without this a message larger than the window
+    /// (4 MiB by default) never completes — the window comes back only as bytes are
+    /// consumed — and the call hangs to its deadline. The bytes still count against the
+    /// connection's and the server's budgets, which stop reading when they are full, and the
+    /// application bounds `count` (the gRPC reader refuses messages past its maximum size).
+    /// Returns true when a WINDOW_UPDATE was written.
+    mutating func expectInput(_ id: UInt32, _ count: Int) -> Bool {
+        guard config.streamWindowFollowsConsumption, var s = streams[id], !s.remoteClosed else { return false }
+        let wanted = min(count, HTTP2Settings.maxWindowSize)
+        guard s.receiveWindow < wanted else { return false }
+        write(HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(UInt32(wanted - s.receiveWindow))))
+        s.receiveWindow = wanted
+        streams[id] = s
+        return true
+    }
+
     private mutating func replenishConnectionWindow() {
         let target = max(config.connectionWindowSize, 65_535)
         if connectionReceiveWindow <= target / 2 {

@@ -269,6 +269,50 @@ import Testing
         }
     }
 
+    /// A request message larger than a stream's window (a 4.5 MB Commit against the 4 MiB
+    /// default) completes: the server widens the window for the message it holds. Before,
+    /// the window came back only as whole messages were consumed, so the client, honouring
+    /// flow control as every gRPC client does, stalled until its deadline.
+    @Test func requestMessagesLargerThanTheStreamWindowComplete() throws {
+        var limits = HTTPLimits()
+        limits.maxStreamBuffer = 256 * 1024
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, limits: limits)
+        defer { server.stop() }
+        let client = try GRPCTestClient(port: server.port)
+        let blob = String(repeating: "x", count: 1_000_000)
+        let body = GRPCMessageWriter.frame(TestProto.message { w in
+            w.writeString(1, Self.db.name)
+            w.writeMessage(2, TestProto.write(Write.set(Self.path("blobs/big"), MapValue([("blob", .string(blob))])), Self.db))
+        })
+        let id = client.open(client.requestHeaders("Commit"))
+        // Send as flow control allows: the stream starts with 65,535 bytes (our ACK of the
+        // server's SETTINGS is never sent), the connection with what the server grants.
+        var streamWindow = 65_535, connectionWindow = 65_535, sent = 0
+        while sent < body.count {
+            let size = min(16_384, streamWindow, connectionWindow, body.count - sent)
+            if size > 0 {
+                let end = sent + size == body.count
+                client.raw.send([HTTP2Frame(streamID: id, flags: end ? .endStream : [], payload: .data(Array(body[sent..<(sent + size)])))])
+                sent += size
+                streamWindow -= size
+                connectionWindow -= size
+                continue
+            }
+            guard let frames = try client.raw.read(until: { $0.windowIncrement != nil }) else {
+                Issue.record("no window after \(sent) of \(body.count) bytes")
+                return
+            }
+            for f in frames {
+                guard let n = f.windowIncrement else { continue }
+                if f.streamID == 0 { connectionWindow += Int(n) } else if f.streamID == id { streamWindow += Int(n) }
+            }
+        }
+        let r = try client.response(id)
+        #expect(r.status == 0)
+        let got = try client.call("GetDocument", TestProto.message { $0.writeString(1, Self.name("blobs/big")) })
+        #expect(try TestProto.decodeDocument(got.messages.first ?? []).fields["blob"] == .string(blob))
+    }
+
     @Test func errorsAuthRulesUnknownMethodsAndDeadlines() throws {
         try withClient { client, state in
             // Methods that are not served: UNIMPLEMENTED, trailers-only.
