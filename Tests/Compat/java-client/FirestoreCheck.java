@@ -723,6 +723,20 @@ public final class FirestoreCheck {
         check("50 pipelined writes on a Write stream get 50 answers in commit order", answered == 50 && ordered, answered + " answers, ordered " + ordered);
         JsonObject last = get("piped/p49");
         check("the last pipelined write is stored", "49".equals(path(last, "fields.n.integerValue")), last);
+
+        // A 4.5 MB write request on the stream: larger than the stream's window.
+        String blob = "w".repeat(900_000);
+        List<String> big = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            big.add("""
+                {"update": {"name": "%s", "fields": {"blob": {"stringValue": "%s"}}}}""".formatted(doc("piped/big" + i), blob));
+        }
+        stream.send("""
+            {"streamToken": "%s", "writes": [%s]}""".formatted(token, String.join(",", big)));
+        JsonObject bigAnswer = stream.next();
+        check("a 4.5 MB request on a Write stream is answered and applied", bigAnswer != null
+                && bigAnswer.getAsJsonArray("writeResults").size() == 5
+                && blob.equals(path(get("piped/big4"), "fields.blob.stringValue")), bigAnswer != null ? "no piped/big4" : stream.end);
         stream.requests.onCompleted();
         stream.awaitEnd();
     }

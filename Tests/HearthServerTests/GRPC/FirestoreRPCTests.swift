@@ -285,28 +285,7 @@ import Testing
             w.writeMessage(2, TestProto.write(Write.set(Self.path("blobs/big"), MapValue([("blob", .string(blob))])), Self.db))
         })
         let id = client.open(client.requestHeaders("Commit"))
-        // Send as flow control allows: the stream starts with 65,535 bytes (our ACK of the
-        // server's SETTINGS is never sent), the connection with what the server grants.
-        var streamWindow = 65_535, connectionWindow = 65_535, sent = 0
-        while sent < body.count {
-            let size = min(16_384, streamWindow, connectionWindow, body.count - sent)
-            if size > 0 {
-                let end = sent + size == body.count
-                client.raw.send([HTTP2Frame(streamID: id, flags: end ? .endStream : [], payload: .data(Array(body[sent..<(sent + size)])))])
-                sent += size
-                streamWindow -= size
-                connectionWindow -= size
-                continue
-            }
-            guard let frames = try client.raw.read(until: { $0.windowIncrement != nil }) else {
-                Issue.record("no window after \(sent) of \(body.count) bytes")
-                return
-            }
-            for f in frames {
-                guard let n = f.windowIncrement else { continue }
-                if f.streamID == 0 { connectionWindow += Int(n) } else if f.streamID == id { streamWindow += Int(n) }
-            }
-        }
+        try #require(try client.sendHonouringWindow(id, body, endStream: true), "the server gave no window for the rest of the message")
         let r = try client.response(id)
         #expect(r.status == 0)
         let got = try client.call("GetDocument", TestProto.message { $0.writeString(1, Self.name("blobs/big")) })
