@@ -5,7 +5,7 @@
 # answers' contents: Commit (set, masked update, transforms, delete), GetDocument,
 # BatchGetDocuments, RunQuery, RunAggregationQuery, ListDocuments, transactions, Listen
 # (snapshot, change, remove, half-close), the Write stream, 2 MB of streamed results, a
-# 900 KB document and a 4.5 MB Commit, 200 calls from 8 threads and 500 at once on one channel, gzip, 350
+# 900 KB document and 4.5 MB requests, 200 calls from 8 threads and 500 at once on one channel, gzip, 350
 # listeners attached and detached, deadlines, cancels, an idle reconnect and bad requests
 # (Tests/Compat/java-client/FirestoreCheck.java). About 20 s with the jars at hand.
 # The Firestore messages are not in the repository: they are written at run time, as a
