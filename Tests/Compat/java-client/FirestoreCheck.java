@@ -797,7 +797,9 @@ public final class FirestoreCheck {
         channel = ClientInterceptors.intercept(idle, emulatorHeaders());
         try {
             check("a call on a fresh channel answers", "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
-            Thread.sleep(1600);
+            // It goes idle about a second after its last call; a loaded machine may be later.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (idle.getState(false) != io.grpc.ConnectivityState.IDLE && System.nanoTime() < until) Thread.sleep(100);
             check("the channel went idle", idle.getState(false) == io.grpc.ConnectivityState.IDLE, idle.getState(false));
             check("a call after the idle channel reconnects answers", "Los Angeles".equals(path(get("cities/LA"), "fields.name.stringValue")), "no LA");
         } finally {
