@@ -37,6 +37,15 @@ public struct GRPCMessageReader: Sendable {
     /// Bytes buffered and not yet returned as messages.
     var bufferedCount: Int { buffer.count - start }
 
+    /// Bytes still to come before the message in progress is complete: 0 when no message
+    /// has begun or its prefix is not whole yet. Meaningful after `next()` returned nil
+    /// (which checked the declared length against `maxMessageSize`).
+    var bytesToCompleteMessage: Int {
+        guard buffer.count - start >= 5 else { return 0 }
+        let length = Int(buffer[start + 1]) << 24 | Int(buffer[start + 2]) << 16 | Int(buffer[start + 3]) << 8 | Int(buffer[start + 4])
+        return max(0, 5 + length - (buffer.count - start))
+    }
+
     /// The next complete message, or nil when more bytes are needed.
     mutating func next() throws(GRPCStatus) -> [UInt8]? {
         guard buffer.count - start >= 5 else { return nil }

@@ -143,6 +143,7 @@ public struct GRPCRouter: HTTP2StreamHandler {
                     messages.append(m)
                     if messages.count > 1 { throw GRPCStatus(.invalidArgument, "Too many request messages: this method takes exactly one.") }
                 }
+                call.stream.expectInput(reader.bytesToCompleteMessage)
                 if endStream {
                     if reader.hasPartialMessage { throw GRPCStatus(.invalidArgument, "The request ended inside a gRPC message.") }
                     guard let message = messages.first else {
@@ -199,6 +200,7 @@ public struct GRPCRouter: HTTP2StreamHandler {
             defer { call.stream.releaseInput(heldBefore + data.count - (done ? 0 : reader.bufferedCount)) }
             do throws(GRPCStatus) {
                 while let m = try reader.next() { inbound.received(m) }
+                call.stream.expectInput(reader.bytesToCompleteMessage)
                 if endStream {
                     if reader.hasPartialMessage { throw GRPCStatus(.invalidArgument, "The request ended inside a gRPC message.") }
                     done = true

@@ -35,7 +35,31 @@ public struct GRPCStatus: Error, Sendable, Equatable, CustomStringConvertible {
     /// Trailers ending a response (no `grpc-message` when there is nothing to say).
     public static func trailers(_ code: Code, message: String = "") -> [HTTP2Header] {
         let status = HTTP2Header("grpc-status", String(code.rawValue))
-        return message.isEmpty ? [status] : [status, HTTP2Header("grpc-message", percentEncode(message))]
+        return message.isEmpty ? [status] : [status, HTTP2Header("grpc-message", encodedMessage(message))]
+    }
+
+    /// The longest `grpc-message` sent, in encoded bytes. Messages echo the request (a
+    /// document name of 20 KB is named in its INVALID_ARGUMENT), but clients refuse header
+    /// blocks past the list size they advertise: grpc-java's is 8 KiB, and past 10 KiB it
+    /// tears the whole connection down, failing every call and listener on the channel.
+    /// 4 KiB keeps any trailers well inside that, and is far more than a useful message.
+    public static let maxEncodedMessage = 4096
+
+    /// `message` percent-encoded; one longer than `maxEncodedMessage` is cut at a
+    /// character boundary and ends with "…", so the client still sees what was wrong.
+    static func encodedMessage(_ message: String) -> String {
+        let full = percentEncode(message)
+        guard full.utf8.count > maxEncodedMessage else { return full }
+        let ellipsis = percentEncode("…")
+        var out = ""
+        var used = 0
+        for scalar in message.unicodeScalars {
+            let piece = percentEncode(String(scalar))
+            if used + piece.utf8.count + ellipsis.utf8.count > maxEncodedMessage { break }
+            out += piece
+            used += piece.utf8.count
+        }
+        return out + ellipsis
     }
 
     /// A trailers-only response (one HEADERS frame with END_STREAM), used for errors.

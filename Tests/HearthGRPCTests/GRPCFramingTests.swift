@@ -61,6 +61,23 @@ import Testing
         #expect(only.contains(HTTP2Header("grpc-status", "12")))
     }
 
+    /// A long message (it may echo a 20 KB name) is cut so the trailers fit the 8 KiB
+    /// header list grpc-java accepts; the cut falls between characters, never inside one.
+    @Test func longStatusMessagesAreCut() throws {
+        let long = "Document name \"" + String(repeating: "é/", count: 5000) + "\" is wrong."
+        let trailers = GRPCStatus.trailers(.invalidArgument, message: long)
+        let encoded = try #require(trailers.first { $0.name == "grpc-message" }).value
+        #expect(encoded.utf8.count <= GRPCStatus.maxEncodedMessage)
+        #expect(encoded.utf8.count > GRPCStatus.maxEncodedMessage - 20)
+        let decoded = GRPCStatus.percentDecode(encoded)
+        #expect(decoded.hasPrefix("Document name \"é/é/"))
+        #expect(decoded.hasSuffix("…"))
+        #expect(long.hasPrefix(String(decoded.dropLast())))
+        // At the limit exactly, nothing is cut.
+        let fits = String(repeating: "a", count: GRPCStatus.maxEncodedMessage)
+        #expect(GRPCStatus.trailers(.notFound, message: fits)[1].value == fits)
+    }
+
     @Test func timeoutsParse() {
         #expect(GRPCTimeout.parse("1M") == .seconds(60))
         #expect(GRPCTimeout.parse("60100m") == .milliseconds(60_100))

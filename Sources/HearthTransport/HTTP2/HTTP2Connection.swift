@@ -112,6 +112,12 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         requestFlush()
     }
 
+    /// Stream `id`'s receiver needs `count` more bytes to finish what it holds.
+    func expectInput(_ id: UInt32, _ count: Int) {
+        let widened = shared.withLock { $0.state.expectInput(id, count) }
+        if widened { requestFlush() }
+    }
+
     private func requestFlush() {
         if loop.inEventLoop {
             // Answers given on the loop (inline handlers) leave together at the end of the turn.

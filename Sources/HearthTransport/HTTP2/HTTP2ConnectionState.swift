@@ -26,6 +26,14 @@ public struct HTTP2ConnectionState: Sendable {
         /// GOAWAY(ENHANCE_YOUR_CALM): RST_STREAM on streams still open (the "rapid reset"
         /// attack opens and cancels streams to make the server start work it never
         /// finishes), SETTINGS and PING (each costs the server an acknowledgement).
+        /// Resets count only on streams not answered yet (no response headers): a client
+        /// detaching listeners cancels streams whose answer has begun and never ends on its
+        /// own — a Java server SDK closing 300 listeners, say — which costs no unfinished
+        /// work and must not close the connection under its other calls.
+        /// PINGs count only while the server sends no response: each HEADERS or DATA frame
+        /// it writes starts their count again, as gRPC servers do — grpc-java's client
+        /// pings after each burst of DATA it reads to size its windows (hundreds of pings
+        /// in a few seconds of streaming), and a flood with nothing answered still ends.
         public var maxResetsPerWindow = 200
         public var maxSettingsPerWindow = 100
         public var maxPingsPerWindow = 100
@@ -155,6 +163,10 @@ public struct HTTP2ConnectionState: Sendable {
     func isOpen(_ id: UInt32) -> Bool { streams[id].map { !$0.localEndQueued } ?? false }
 
     private mutating func write(_ frame: HTTP2Frame) {
+        switch frame.payload {
+        case .headers, .data: pings = HTTP2RateCounter()  // see `maxPingsPerWindow`
+        default: break
+        }
         HTTP2FrameSerializer.serialize(frame, into: &outbox)
     }
 
@@ -244,10 +256,12 @@ public struct HTTP2ConnectionState: Sendable {
             if frame.streamID > lastPeerStreamID && streams[frame.streamID] == nil {
                 throw .connection(.protocolError, "RST_STREAM on idle stream \(frame.streamID)")
             }
-            if removeStream(frame.streamID) != nil {
+            if let stream = removeStream(frame.streamID) {
                 events.append(.streamReset(frame.streamID, code))
-                // A stream the client cancels before its answer is complete.
-                guard resets.count(at: now, window: config.rateWindow) <= config.maxResetsPerWindow else {
+                // A stream the client cancels before it is answered at all counts; one whose
+                // answer has begun (a listener being detached) does not — see `maxResetsPerWindow`.
+                guard stream.responseHeadersQueued
+                    || resets.count(at: now, window: config.rateWindow) <= config.maxResetsPerWindow else {
                     throw .connection(.enhanceYourCalm, "more than \(config.maxResetsPerWindow) streams reset by the client in \(config.rateWindow / 1_000_000_000) s")
                 }
             }
@@ -372,6 +386,24 @@ public struct HTTP2ConnectionState: Sendable {
             }
         }
         streams[id] = s
+    }
+
+    /// The application holds an incomplete unit of stream `id`'s request (a gRPC message)
+    /// and needs `count` more bytes before it can consume any: the stream's window is
+    /// widened to `count` when smaller. Without this a message larger than the window
+    /// (4 MiB by default) never completes — the window comes back only as bytes are
+    /// consumed — and the call hangs to its deadline. The bytes still count against the
+    /// connection's and the server's budgets, which stop reading when they are full, and the
+    /// application bounds `count` (the gRPC reader refuses messages past its maximum size).
+    /// Returns true when a WINDOW_UPDATE was written.
+    mutating func expectInput(_ id: UInt32, _ count: Int) -> Bool {
+        guard config.streamWindowFollowsConsumption, var s = streams[id], !s.remoteClosed else { return false }
+        let wanted = min(count, HTTP2Settings.maxWindowSize)
+        guard s.receiveWindow < wanted else { return false }
+        write(HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(UInt32(wanted - s.receiveWindow))))
+        s.receiveWindow = wanted
+        streams[id] = s
+        return true
     }
 
     private mutating func replenishConnectionWindow() {

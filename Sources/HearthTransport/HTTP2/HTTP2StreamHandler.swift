@@ -87,6 +87,13 @@ public final class HTTP2ServerStream: Sendable {
         if count > 0 { connection.releaseInput(id, count) }
     }
 
+    /// The receiver holds a message in progress and needs `count` more bytes before it can
+    /// consume any: the stream's window is widened to let them in (see
+    /// `HTTP2ConnectionState.expectInput`).
+    public func expectInput(_ count: Int) {
+        if count > 0 { connection.expectInput(id, count) }
+    }
+
     /// The event loop that owns the stream's connection (for timers; receivers run on it).
     public var eventLoop: EventLoop { connection.loop }
 

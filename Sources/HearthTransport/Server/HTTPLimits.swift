@@ -49,8 +49,11 @@ public struct HTTPLimits: Sendable {
 
     // MARK: HTTP/2 frame rates (per 10 seconds; past them: GOAWAY ENHANCE_YOUR_CALM)
 
-    /// Streams the client resets before their answer is complete (the "rapid reset" attack).
+    /// Streams the client resets before the server has begun answering them (the "rapid
+    /// reset" attack); cancelling a stream being answered (a listener) is not counted.
     public var maxResetsPer10s: Int = 200
+    /// PINGs while the server sends nothing (a HEADERS or DATA frame sent starts the count
+    /// again: clients such as grpc-java ping throughout a busy stream to size windows).
     public var maxPingsPer10s: Int = 100
     public var maxSettingsPer10s: Int = 100
 

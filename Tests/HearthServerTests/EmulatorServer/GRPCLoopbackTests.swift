@@ -139,8 +139,3 @@ final class RawHTTP2Client {
 
 /// A header list from name/value pairs.
 private func headers(_ pairs: [(String, String)]) -> [HTTP2Header] { pairs.map { HTTP2Header($0.0, $0.1) } }
-
-private extension HTTP2Frame {
-    var goAwayCode: HTTP2ErrorCode? { if case .goAway(_, let e, _) = payload { e } else { nil } }
-    var windowIncrement: UInt32? { if case .windowUpdate(let n) = payload { n } else { nil } }
-}

@@ -255,6 +255,43 @@ import Testing
         }
     }
 
+    /// A 6 KB malformed name is answered INVALID_ARGUMENT with trailers grpc-java accepts
+    /// (it refuses header blocks past 8 KiB, and past 10 KiB drops the whole connection):
+    /// the message names the problem and is cut, and the connection keeps serving.
+    @Test func longErrorMessagesFitTheClientsHeaderLimit() throws {
+        try withClient { client, _ in
+            let name = Self.root + "/" + String(repeating: "a/", count: 3_000) + "b"
+            let r = try client.call("GetDocument", TestProto.message { $0.writeString(1, name) })
+            #expect(r.status == 3 && r.trailersOnly)
+            #expect(r.message.hasPrefix("Document name \"\(Self.root)/a/a/") && r.message.hasSuffix("…"))
+            #expect(GRPCStatus.percentEncode(r.message).utf8.count <= 4096)
+            #expect(try client.call("GetDocument", TestProto.message { $0.writeString(1, Self.name("c/d")) }).status == 5)
+        }
+    }
+
+    /// A request message larger than a stream's window (a 4.5 MB Commit against the 4 MiB
+    /// default) completes: the server widens the window for the message it holds. Before,
+    /// the window came back only as whole messages were consumed, so the client, honouring
+    /// flow control as every gRPC client does, stalled until its deadline.
+    @Test func requestMessagesLargerThanTheStreamWindowComplete() throws {
+        var limits = HTTPLimits()
+        limits.maxStreamBuffer = 256 * 1024
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, limits: limits)
+        defer { server.stop() }
+        let client = try GRPCTestClient(port: server.port)
+        let blob = String(repeating: "x", count: 1_000_000)
+        let body = GRPCMessageWriter.frame(TestProto.message { w in
+            w.writeString(1, Self.db.name)
+            w.writeMessage(2, TestProto.write(Write.set(Self.path("blobs/big"), MapValue([("blob", .string(blob))])), Self.db))
+        })
+        let id = client.open(client.requestHeaders("Commit"))
+        try #require(try client.sendHonouringWindow(id, body, endStream: true), "the server gave no window for the rest of the message")
+        let r = try client.response(id)
+        #expect(r.status == 0)
+        let got = try client.call("GetDocument", TestProto.message { $0.writeString(1, Self.name("blobs/big")) })
+        #expect(try TestProto.decodeDocument(got.messages.first ?? []).fields["blob"] == .string(blob))
+    }
+
     @Test func errorsAuthRulesUnknownMethodsAndDeadlines() throws {
         try withClient { client, state in
             // Methods that are not served: UNIMPLEMENTED, trailers-only.

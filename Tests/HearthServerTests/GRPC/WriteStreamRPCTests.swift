@@ -62,6 +62,25 @@ import Testing
         return try Response.decode(messages[0])
     }
 
+    /// A request larger than the stream's window (a 1 MB batch against 256 KiB) is answered:
+    /// the server widens the window for the message in progress.
+    @Test func requestsLargerThanTheStreamWindowAreAnswered() throws {
+        var limits = HTTPLimits()
+        limits.maxStreamBuffer = 256 * 1024
+        let state = EmulatorState()
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state, limits: limits)
+        defer { server.stop() }
+        let stream = try GRPCTestStream(port: server.port, method: "Write")
+        stream.send(Self.handshake)
+        let hello = try next(stream)
+        let blob = String(repeating: "w", count: 1_000_000)
+        let batch = Self.batch([Write.set(Self.path("c/big"), MapValue([("blob", .string(blob))]))], token: hello.token)
+        try #require(try stream.client.sendHonouringWindow(stream.id, GRPCMessageWriter.frame(batch), endStream: false),
+                     "the server gave no window for the rest of the message")
+        #expect(try next(stream).results.count == 1)
+        #expect(state.database(Self.db).document(Self.path("c/big"))?.fields["blob"] == .string(blob))
+    }
+
     @Test func handshakeThenAtomicBatches() throws {
         try withServer { port, state in
             let stream = try GRPCTestStream(port: port, method: "Write")

@@ -58,6 +58,29 @@ final class GRPCTestClient {
         return try response(id)
     }
 
+    /// Sends `body` on stream `id` as its flow-control window allows, as a real client does:
+    /// 16 KiB frames, waiting for the server's WINDOW_UPDATEs; false when the server gives
+    /// no window for the rest. Only the stream's window is tracked (it starts at 65,535: the
+    /// client never ACKs the server's SETTINGS); the server grants a 4 MiB connection window
+    /// at once and replenishes it as bytes arrive, so bodies up to that need no more. Frames
+    /// read while waiting are dropped: use it when the server sends nothing else meanwhile.
+    func sendHonouringWindow(_ id: UInt32, _ body: [UInt8], endStream: Bool) throws -> Bool {
+        var window = 65_535, sent = 0
+        while sent < body.count {
+            let size = min(16_384, window, body.count - sent)
+            if size > 0 {
+                let end = endStream && sent + size == body.count
+                raw.send([HTTP2Frame(streamID: id, flags: end ? .endStream : [], payload: .data(Array(body[sent..<(sent + size)])))])
+                sent += size
+                window -= size
+                continue
+            }
+            guard let frames = try raw.read(until: { $0.streamID == id && $0.windowIncrement != nil }) else { return false }
+            window += Int(frames.last?.windowIncrement ?? 0)
+        }
+        return true
+    }
+
     /// Reads the answer of stream `id` up to its END_STREAM.
     func response(_ id: UInt32) throws -> Response {
         guard let frames = try raw.read(until: { $0.streamID == id && $0.flags.contains(.endStream) }) else {
@@ -125,4 +148,10 @@ enum TestProto {
         }
         return out
     }
+}
+
+/// What a frame carries, for the tests that read the server's frames.
+extension HTTP2Frame {
+    var goAwayCode: HTTP2ErrorCode? { if case .goAway(_, let e, _) = payload { e } else { nil } }
+    var windowIncrement: UInt32? { if case .windowUpdate(let n) = payload { n } else { nil } }
 }

@@ -447,6 +447,48 @@ struct HTTP2TestPeer {
         #expect(peer.server.isFinished)
     }
 
+    /// grpc-java pings after each burst of DATA it reads (to size its windows), so a busy
+    /// connection sees hundreds of PINGs: they are counted only while the server answers
+    /// nothing, as gRPC servers count them, and a flood with nothing answered still ends.
+    @Test func pingsBetweenResponseFramesAreNotAFlood() throws {
+        var config = HTTP2ConnectionState.Configuration()
+        config.maxPingsPerWindow = 10
+        var peer = HTTP2TestPeer(config: config)
+        _ = peer.connect()
+        _ = peer.openStream(1, endStream: true)
+        try peer.server.sendHeaders(1, Sample.responseHeaders, endStream: false)
+        for _ in 0..<50 {
+            _ = peer.send(HTTP2Frame(streamID: 0, flags: [], payload: .ping([1, 2, 3, 4, 5, 6, 7, 8])))
+            try peer.server.sendData(1, [0, 0, 0, 0, 1, 0x2a], endStream: false)
+        }
+        #expect(!peer.server.isClosed)
+        #expect(try peer.received().filter { if case .ping = $0.payload { $0.flags.contains(.ack) } else { false } }.count == 50)
+        for _ in 0..<11 { _ = peer.send(HTTP2Frame(streamID: 0, flags: [], payload: .ping([1, 2, 3, 4, 5, 6, 7, 8]))) }
+        #expect(try peer.received().last?.goAwayCode == .enhanceYourCalm)
+    }
+
+    /// Detaching listeners cancels streams being answered; only streams reset before any
+    /// answer (the rapid-reset pattern) count toward the limit.
+    @Test func resetsOfAnsweredStreamsAreNotRapidReset() throws {
+        var config = HTTP2ConnectionState.Configuration()
+        config.maxResetsPerWindow = 10
+        var peer = HTTP2TestPeer(config: config)
+        _ = peer.connect()
+        for i in 0..<50 {
+            let id = UInt32(1 + 2 * i)
+            _ = peer.openStream(id)
+            try peer.server.sendHeaders(id, Sample.responseHeaders, endStream: false)
+            _ = peer.send(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.cancel)))
+        }
+        #expect(!peer.server.isClosed)
+        for i in 50..<61 {
+            let id = UInt32(1 + 2 * i)
+            _ = peer.openStream(id)
+            _ = peer.send(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.cancel)))
+        }
+        #expect(try peer.received().last?.goAwayCode == .enhanceYourCalm)
+    }
+
     @Test func continuationFloodIsBounded() throws {
         var config = HTTP2ConnectionState.Configuration()
         config.maxHeaderBlockSize = 50_000
