@@ -340,22 +340,29 @@ struct Evaluator {
         }
     }
 
+    /// The official emulator's checks of `x[i:j]`, in its order: the first index must be
+    /// inside (`i < size`, so any slice of an empty value fails), then the last one taken
+    /// (`j - 1`, so `[0:0]` fails with Index [-1] while `[1:1]` is empty), then `i <= j`.
+    static func checkSlice(_ i: Int64, _ j: Int64, size: Int) throws(RulesError) {
+        guard i >= 0, i < size else { throw .indexOutOfBounds(i, size: size) }
+        guard j >= 1, j <= size else { throw .indexOutOfBounds(j &- 1, size: size) }  // wraps as the JVM's long does
+        guard i <= j else { throw RulesError("Illegal range error. From index: [\(i)] , To index: [\(j)].") }
+    }
+
     static func slice(_ v: RulesValue, _ a: RulesValue, _ b: RulesValue) throws(RulesError) -> RulesValue {
         guard case .int(let i) = a, case .int(let j) = b else {
             throw .unsupported("\(v.typeName)[\(a.typeName):\(b.typeName)]", expected: "\(v.typeName)[int:int]")
         }
         switch v {
         case .list(let l):
-            // The emulator checks index j-1, so `[…][0:0]` is an error (Index: [-1]).
-            guard j >= 1 else { throw .indexOutOfBounds(j - 1, size: l.count) }
-            guard i >= 0, j >= i, j <= l.count else { throw .indexOutOfBounds(j > l.count ? j : i, size: l.count) }
+            try checkSlice(i, j, size: l.count)
             return .list(Array(l[Int(i)..<Int(j)]))
         case .string(let s):
             let units = Array(s.utf16)
-            guard i >= 0, j >= i, j <= units.count else { throw .indexOutOfBounds(j > units.count ? j : i, size: units.count) }
+            try checkSlice(i, j, size: units.count)
             return .string(String(decoding: units[Int(i)..<Int(j)], as: UTF16.self))
         case .path(let p):
-            guard i >= 0, j >= i, j <= p.segments.count else { throw .indexOutOfBounds(j > p.segments.count ? j : i, size: p.segments.count) }
+            try checkSlice(i, j, size: p.segments.count)
             return .path(RulesPath(Array(p.segments[Int(i)..<Int(j)])))
         case .null: throw .nullValue
         default:

@@ -13,7 +13,7 @@ enum Operators {
             guard let r = RulesDuration.make(seconds: -d.seconds, nanos: -Int64(d.nanos)) else { throw .overflow }
             return .duration(r)
         default:
-            throw .unsupported("\(op.rawValue)\(v.typeName)", expected: op == .not ? "!bool" : "-int, -float or -duration")
+            throw .unsupported("\(op.rawValue)\(v.typeName)", expected: op == .not ? "!bool" : "-int, -float, -duration")
         }
     }
 
@@ -26,7 +26,7 @@ enum Operators {
         case .in: return try membership(a, b)
         case .less, .lessEqual, .greater, .greaterEqual:
             guard let c = RulesValue.compare(a, b) else {
-                throw .unsupported("\(a.typeName) \(op.rawValue) \(b.typeName)", expected: "comparable operands of the same type")
+                throw .unsupported("\(a.typeName) \(op.rawValue) \(b.typeName)", expected: expectedOperands(op))
             }
             if c == 2 { return .bool(false) }  // NaN
             switch op {
@@ -100,8 +100,22 @@ enum Operators {
             guard let d = RulesDuration.make(seconds: x.seconds + sign * y.seconds, nanos: Int64(x.nanos) + sign * Int64(y.nanos)) else { throw .overflow }
             return .duration(d)
         default:
-            throw .unsupported("\(a.typeName) \(op.rawValue) \(b.typeName)", expected: "numbers, or string + string, or timestamp ± duration")
+            throw .unsupported("\(a.typeName) \(op.rawValue) \(b.typeName)", expected: expectedOperands(op))
         }
+    }
+
+    /// What an operator takes, in the official emulator's words for its "Unsupported
+    /// operation error" (the evaluation report a denial carries).
+    static func expectedOperands(_ op: Expr.BinaryOp) -> String {
+        let o = op.rawValue
+        let pairs: [String] = switch op {
+        case .add: ["int", "float", "string", "duration"].map { "\($0) + \($0)" } + ["duration + timestamp", "timestamp + duration"]
+        case .subtract: ["int - int", "float - float", "duration - duration", "timestamp - duration", "timestamp - timestamp"]
+        case .multiply, .divide, .remainder: ["int \(o) int", "float \(o) float"]
+        default:
+            ["string", "bytes", "int", "float", "duration", "timestamp"].map { "\($0) \(o) \($0)" } + ["constraint \(o) any", "any \(o) constraint"]
+        }
+        return pairs.joined(separator: ", ")
     }
 
     static func isType(_ v: RulesValue, _ type: TypeName) -> Bool {

@@ -396,10 +396,14 @@ struct Parser {
             let right = try parseMultiplicative()
             left = try make(.binary(op, left, right), left.start, focus: token)
         }
-        if current.isSymbol("++") || current.isSymbol("--") {
-            throw SyntaxError(location: current.location, message: "Increment (++) and decrement (--) operators are not supported.")
-        }
+        if current.isSymbol("++") || current.isSymbol("--") { throw incrementOrDecrement() }
         return left
+    }
+
+    /// `++`/`--` (the current token), prefix or postfix: refused where the official emulator
+    /// refuses it — at the token after the operator (`1-- == 1` is reported at `==`).
+    private func incrementOrDecrement() -> SyntaxError {
+        SyntaxError(location: peek().location, message: "Increment (++) and decrement (--) operators are not supported.")
     }
 
     private mutating func parseMultiplicative() throws(SyntaxError) -> Expr {
@@ -424,9 +428,7 @@ struct Parser {
         try enter()
         defer { depth -= 1 }
         let loc = current.location
-        if current.isSymbol("++") || current.isSymbol("--") {
-            throw SyntaxError(location: loc, message: "Increment (++) and decrement (--) operators are not supported.")
-        }
+        if current.isSymbol("++") || current.isSymbol("--") { throw incrementOrDecrement() }
         let operatorToken = current
         if acceptSymbol("!") {
             let operand = try parseUnary()
@@ -559,9 +561,7 @@ struct Parser {
             if isPathSegmentToken(t) || (s == "/" && (peek().isSymbol("$(") || peek().isSymbol("{"))) {
                 return try parsePathLiteral()
             }
-            if s == "++" || s == "--" {
-                throw SyntaxError(location: loc, message: "Increment (++) and decrement (--) operators are not supported.")
-            }
+            if s == "++" || s == "--" { throw incrementOrDecrement() }
             throw unexpected("an expression")
         case .eof:
             throw unexpected("an expression")

@@ -118,4 +118,27 @@ import Testing
         #expect(errors("null.a == 1"))
         #expect(errors("b'abc'[0] == 1"))
     }
+
+    /// The errors a denial's report quotes, in the official emulator's words (recorded in the
+    /// differential corpus, rules_operators): a slice checks its first index, then the last
+    /// one it takes (j - 1), then the order; an operator names every operand pair it takes.
+    @Test func sliceAndOperatorErrorsNameWhatTheEmulatorNames() throws {
+        func error(_ e: String) throws -> String? {
+            guard case .error(let m) = try outcome("debug(\(e)) != null") else { return nil }
+            return m
+        }
+        #expect(try error("[1, 2, 3][0:0]") == "Index out of bound error. Index: [-1] , size: [3].")
+        #expect(try error("[1, 2, 3][2:5]") == "Index out of bound error. Index: [4] , size: [3].")
+        #expect(try error("[1, 2, 3][3:4]") == "Index out of bound error. Index: [3] , size: [3].")
+        #expect(try error("[1][1:3]") == "Index out of bound error. Index: [1] , size: [1].")
+        #expect(try error("[][0:0]") == "Index out of bound error. Index: [0] , size: [0].")
+        #expect(try error("'abc'[2:1]") == "Illegal range error. From index: [2] , To index: [1].")
+        #expect(try error("[1, 2][0:-9223372036854775807 - 1]") == "Index out of bound error. Index: [9223372036854775807] , size: [2].")
+        #expect(try error("[1] + [2]") == "Unsupported operation error. Received: list + list. Expected: int + int, float + float, string + string, duration + duration, duration + timestamp, timestamp + duration.")
+        #expect(try error("'a' - 'b'") == "Unsupported operation error. Received: string - string. Expected: int - int, float - float, duration - duration, timestamp - duration, timestamp - timestamp.")
+        #expect(try error("'a' % 2") == "Unsupported operation error. Received: string % int. Expected: int % int, float % float.")
+        #expect(try error("[1] <= [2]") == "Unsupported operation error. Received: list <= list. Expected: string <= string, bytes <= bytes, int <= int, float <= float, duration <= duration, timestamp <= timestamp, constraint <= any, any <= constraint.")
+        #expect(try error("-'a'") == "Unsupported operation error. Received: -string. Expected: -int, -float, -duration.")
+        #expect(try error("[1, 2, 3][1:1]") == nil)
+    }
 }

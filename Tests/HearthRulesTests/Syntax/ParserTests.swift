@@ -78,6 +78,10 @@ import Testing
         #expect(e2.message.hasPrefix("Unexpected 'x10'"))
         let e3 = try #require(firstError(wrapped("--3 == 3")))
         #expect(e3.message == "Increment (++) and decrement (--) operators are not supported.")
+        #expect(e3.location.column == 37)  // at the token after the operator, as the emulator places it
+        let postfix = try #require(firstError(wrapped("1-- == 1")))
+        #expect(postfix.message == "Increment (++) and decrement (--) operators are not supported.")
+        #expect(postfix.location.column == 39)
         let e4 = try #require(firstError(wrapped("7 /2 == 3")))
         #expect(e4.message.hasPrefix("Missing 'match' keyword before path."))
         #expect(e4.location.column == 37)
