@@ -98,3 +98,23 @@ for i in range(40):
     q = query("r", where=where, limit=rng.randrange(1, 30) if rng.random() < 0.3 else None)
     CASES.append(case(f"random aggregation {i:03d}", seed(DATA),
                       docs("POST", ":runAggregationQuery", {"structuredAggregationQuery": {"structuredQuery": q, "aggregations": aggregations}})))
+
+# Orders over several fields (mixed types in each), with cursors of every type on them, both
+# directions, inequality filters on the first order field, and offsets.
+for i in range(40):
+    fields = rng.sample(["v", "n", "t"], rng.randrange(1, 4))
+    direction = [rng.choice(["ASCENDING", "DESCENDING"]) for _ in fields]
+    order = list(zip(fields, direction))
+    if rng.random() < 0.4:
+        order.append(("__name__", rng.choice(["ASCENDING", "DESCENDING"])))
+    where = F(fields[0], rng.choice(["GREATER_THAN", "LESS_THAN", "NOT_EQUAL", "GREATER_THAN_OR_EQUAL"]), pick()) if rng.random() < 0.4 else None
+    q = query("r", where=where, order=order, limit=rng.randrange(1, 10) if rng.random() < 0.7 else None,
+              offset=rng.randrange(1, 3) if rng.random() < 0.2 else None)
+    values = []
+    for f, _ in order[:rng.randrange(1, len(order) + 1)]:
+        values.append({"referenceValue": f"$DOCS/r/d{rng.randrange(36):02d}"} if f == "__name__" else to_value(pick()))
+    if rng.random() < 0.8:
+        q["startAt"] = {"values": values, "before": rng.random() < 0.5}
+    if rng.random() < 0.4:
+        q["endAt"] = {"values": [to_value(pick())], "before": rng.random() < 0.5}
+    CASES.append(case(f"random ordered query {i:03d}", seed(DATA), run_query(q)))
