@@ -64,7 +64,7 @@ public final class RulesProgram: Sendable {
         self.fileName = fileName
         self.source = source
         self.file = file
-        self.warnings = checker.diagnostics.filter { $0.severity == .warning }
+        self.warnings = Self.emulatorPositions(checker.diagnostics.filter { $0.severity == .warning }, source: source)
         self.functions = checker.functions
         self.names = checker.names
         self.calls = checker.calls
@@ -78,16 +78,25 @@ public final class RulesProgram: Sendable {
         let result: Result<RulesProgram, RulesCompileError> = LargeStack.run {
             let (parsed, syntaxErrors) = Parser.parse(source)
             guard let parsed else {
-                return .failure(RulesCompileError(diagnostics: syntaxErrors.map { RulesDiagnostic(.error, file: file, at: $0.0, $0.1, endOffset: $0.endOffset) }))
+                let errors = syntaxErrors.map { RulesDiagnostic(.error, file: file, at: $0.0, $0.1, endOffset: $0.endOffset) }
+                return .failure(RulesCompileError(diagnostics: emulatorPositions(errors, source: source)))
             }
             var checker = Checker(file: parsed, fileName: file)
             checker.run()
             if checker.diagnostics.contains(where: { $0.severity == .error }) {
-                return .failure(RulesCompileError(diagnostics: checker.diagnostics))
+                return .failure(RulesCompileError(diagnostics: emulatorPositions(checker.diagnostics, source: source)))
             }
             return .success(RulesProgram(fileName: file, source: source, file: parsed, checker: checker))
         }
         return try result.get()
+    }
+
+    /// Diagnostics as they are handed out: positions in UTF-16 code units, as the official
+    /// emulator counts them (the compiler counts bytes; an ASCII source needs nothing).
+    private static func emulatorPositions(_ diagnostics: [RulesDiagnostic], source: String) -> [RulesDiagnostic] {
+        guard source.utf8.contains(where: { $0 >= 0x80 }) else { return diagnostics }
+        let bytes = Array(source.utf8)
+        return diagnostics.map { $0.countingUTF16(of: bytes) }
     }
 
     /// An upper bound on `evaluationLevels`: each expression's height plus the deepest user

@@ -12,7 +12,9 @@
 /// - "The sub-expressions are not comparable, so this comparison will always return false."
 ///   (`true` for `!=`) — `==`/`!=` between types no value of which can be equal;
 /// - "Invalid type. There is no type for variable 'id' that satisfies all clauses." — after
-///   a wildcard variable failed an expectation.
+///   a wildcard variable failed an expectation;
+/// - "Ternary operator result if condition is true has a different type than if condition is
+///   false." — at the `?` of a conditional whose branches share no type.
 ///
 /// Function bodies and their `let` values are checked once each, called or not (a `let`
 /// variable that fails is reported at its value). Each warning names the node's focus token
@@ -87,6 +89,13 @@ struct TypeCheck {
             check(c, expecting: Self.boolean)
             check(a, expecting: expected)
             check(b, expecting: expected)
+            // Branches no value of which shares a type (`c ? 1 : 1.0` too; not `c ? 1 : -1`,
+            // whose negation may be an int): reported at the `?`, as the emulator does —
+            // unless a branch was already reported for failing what the place expects.
+            let branchFailed = expected.map { want in [a, b].contains { type($0)?.isDisjoint(with: want) == true } } ?? false
+            if !branchFailed, let ta = type(a), let tb = type(b), ta.isDisjoint(with: tb) {
+                warn(e, "Ternary operator result if condition is true has a different type than if condition is false.")
+            }
             return
         }
         if let expected, case .local(let i)? = names[e.id], let value = letValues[i] {

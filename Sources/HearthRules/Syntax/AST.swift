@@ -53,7 +53,7 @@ public final class Expr: Sendable {
         // An operator stays the focus; anything else is named by its parenthesis.
         let keepsFocus: Bool
         switch kind {
-        case .unary, .binary, .and, .or, .method, .isType: keepsFocus = true
+        case .unary, .binary, .and, .or, .method, .isType, .ternary: keepsFocus = true
         default: keepsFocus = false
         }
         return Expr(id: id, location: self.location, endOffset: endOffset, kind: kind, parentheses: [location] + parentheses,

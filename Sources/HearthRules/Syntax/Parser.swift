@@ -313,11 +313,11 @@ struct Parser {
         defer { depth -= 1 }
         let condition = try parseOr()
         guard current.isSymbol("?") else { return condition }
-        _ = advance()
+        let question = advance()
         let a = try parseExpression()
         _ = try expectSymbol(":", "':' of the conditional expression")
         let b = try parseExpression()
-        return try make(.ternary(condition, a, b), condition.start)
+        return try make(.ternary(condition, a, b), condition.start, focus: question)
     }
 
     private mutating func parseOr() throws(SyntaxError) -> Expr {

@@ -1,5 +1,7 @@
-/// A position in a rules source file: 1-based line and column (columns count UTF-8 bytes,
-/// which equals characters for the ASCII that rules are written in).
+/// A position in a rules source file: 1-based line and column. Inside the compiler both
+/// count UTF-8 bytes (the lexer walks bytes); a `RulesDiagnostic` handed out by
+/// `RulesProgram.compile` counts UTF-16 code units instead, as the official emulator (a JVM)
+/// does — the two differ only after non-ASCII text on the line (`'é'` in a string).
 public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var line: Int
     public var column: Int
@@ -35,6 +37,25 @@ public struct RulesDiagnostic: Sendable, Hashable, CustomStringConvertible {
         self.location = location
         self.message = message
         self.endOffset = endOffset
+    }
+
+    /// The same diagnostic with its column and offsets counted in UTF-16 code units of
+    /// `source` instead of UTF-8 bytes. O(offset); nothing to do for an ASCII source.
+    func countingUTF16(of source: [UInt8]) -> RulesDiagnostic {
+        guard location.line != 0 else { return self }
+        /// UTF-16 units of `source[from..<to]`, `to` moved back to the start of its character.
+        func units(_ from: Int, _ to: Int) -> Int {
+            var end = min(max(to, from), source.count)
+            while end > from, end < source.count, source[end] & 0xC0 == 0x80 { end -= 1 }
+            var n = 0
+            for b in source[from..<end] where b & 0xC0 != 0x80 { n += b >= 0xF0 ? 2 : 1 }
+            return n
+        }
+        var out = self
+        let lineStart = location.offset - (location.column - 1)
+        out.location = SourceLocation(line: location.line, column: units(lineStart, location.offset) + 1, offset: units(0, location.offset))
+        out.endOffset = endOffset.map { units(0, $0) }
+        return out
     }
 
     /// Line 0: a diagnostic about the whole file.

@@ -46,6 +46,24 @@ import Testing
         #expect(warnings(condition) == expected)
     }
 
+    /// Recorded from the official emulator (differential corpus: rules_random, probes): a
+    /// conditional whose branches share no type is reported at its `?` — unless a branch
+    /// already failed what the place expects; positions count characters after non-ASCII
+    /// text, as the emulator (a JVM) counts UTF-16 units.
+    @Test("conditionals whose branches have different types", arguments: [
+        ("debug(true ? 1 : 'a') != null", ["32-0: Ternary operator result if condition is true has a different type than if condition is false."]),
+        ("debug(true ? 1 : 1.0) != null", ["32-0: Ternary operator result if condition is true has a different type than if condition is false."]),
+        ("debug((true ? 1 : 'a')) != null", ["33-0: Ternary operator result if condition is true has a different type than if condition is false."]),
+        ("debug('éé✓' == 'x' ? [1] : {}) != null", ["40-0: Ternary operator result if condition is true has a different type than if condition is false."]),
+        ("debug(true ? 1 : -1) != null", []),
+        ("debug(true ? 'a' : string(1)) != null", []),
+        ("(true ? 1 : 'a') ? true : false", ["29-0: Invalid type. Received one of [int]. Expected one of [bool].",
+                                            "33-2: Invalid type. Received one of [string]. Expected one of [bool]."]),
+    ] as [(String, [String])])
+    func conditionals(_ condition: String, _ expected: [String]) {
+        #expect(warnings(condition) == expected)
+    }
+
     @Test("what is not known, or may match, is never warned about", arguments: [
         "request.auth != null", "resource.data.x ? true : false", "1 == 1.5", "(1 + 1) == 'a'", "1 < 'a'",
         "null == null", "'abc'[0] == 'a'", "debug('abc'[0]) == 1", "[1][0] ? true : false", "'a'.matches('a') ? true : false",
