@@ -7,7 +7,7 @@
 # `--index-mode enforce`: the tests expect production's FAILED_PRECONDITION for a query that
 # lacks a composite index.
 # Go and the packages are Debian's (bookworm): taken from the system when installed, else
-# fetched with `apt-get download` (no root) and unpacked into .build/go; the check is skipped,
+# fetched with `apt-get download` (no root) and unpacked into .build/go (debian-packages.bash); skipped,
 # with a note, when neither works.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,16 +29,8 @@ if command -v go >/dev/null && [ -f "/usr/share/gocode/$PKG/integration_test.go"
 else
     GODIR="$ROOT/.build/go"
     if [ ! -x "$GODIR/root/usr/lib/go-1.19/bin/go" ] || [ ! -f "$GODIR/root/usr/share/gocode/$PKG/integration_test.go" ]; then
-        echo "== fetching Go 1.19 and the Go client's packages (apt-get download, ${#PACKAGES[@]} packages, ~95 MB)"
-        rm -rf "$GODIR"
-        mkdir -p "$GODIR/debs"
-        if ! (cd "$GODIR/debs" && timeout 900 apt-get download "${PACKAGES[@]}" > "$GODIR/download.log" 2>&1); then
-            echo "$CHECK: skipped (the Debian packages could not be downloaded: $(tail -1 "$GODIR/download.log"))"
-            rm -rf "$GODIR"
-            exit 0
-        fi
-        for deb in "$GODIR"/debs/*.deb; do dpkg -x "$deb" "$GODIR/root"; done
-        rm -rf "$GODIR/debs"
+        source Tests/Compat/debian-packages.bash
+        unpack_debian_packages "$GODIR" "Go 1.19 and the Go client's packages (~95 MB)" "${PACKAGES[@]}"
     fi
     GO="$GODIR/root/usr/lib/go-1.19/bin/go"
     GOPATH_DIR="$GODIR/root/usr/share/gocode"

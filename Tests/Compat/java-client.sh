@@ -36,16 +36,8 @@ if [ -z "$jar_dir" ]; then
     missing=0
     for jar in "${JARS[@]}"; do [ -f "$jar_dir/$jar.jar" ] || missing=1; done
     if [ "$missing" -eq 1 ]; then
-        echo "== fetching grpc-java, Netty and protobuf-java (apt-get download, ${#PACKAGES[@]} packages, ~12 MB)"
-        rm -rf "$JAVA_DIR/root" "$JAVA_DIR/debs"
-        mkdir -p "$JAVA_DIR/debs"
-        if ! (cd "$JAVA_DIR/debs" && timeout 600 apt-get download "${PACKAGES[@]}" > "$JAVA_DIR/download.log" 2>&1); then
-            echo "$CHECK: skipped (the Debian packages could not be downloaded: $(tail -1 "$JAVA_DIR/download.log"))"
-            rm -rf "$JAVA_DIR/debs"
-            exit 0
-        fi
-        for deb in "$JAVA_DIR"/debs/*.deb; do dpkg -x "$deb" "$JAVA_DIR/root"; done
-        rm -rf "$JAVA_DIR/debs"
+        source Tests/Compat/debian-packages.bash
+        unpack_debian_packages "$JAVA_DIR" "grpc-java, Netty and protobuf-java (~12 MB)" "${PACKAGES[@]}"
     fi
 fi
 CLASSPATH=$(printf "$jar_dir/%s.jar:" "${JARS[@]}")
