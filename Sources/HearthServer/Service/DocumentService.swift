@@ -134,10 +134,7 @@ struct DocumentService {
         guard pageSize >= 0 else { throw .negativePageSize }
         let start = try Self.pageStart(fromToken: pageToken)
         if orderBy.isEmpty && !showMissing && pageSize > 0 && !collection.lastSegment.isEmpty, case .cursor(let after) = start {
-            let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
-            try collection.validateSegments()
-            try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
-            var docs = s.documents(in: collection, start: after.map { .after($0) } ?? .first, limit: pageSize + 1, at: readTime)
+            var docs = try documents(in: collection, start: after.map { .after($0) } ?? .first, limit: pageSize + 1, readTime: readTime)
             let more = docs.count > pageSize
             if more { docs.removeLast() }
             let next = more ? docs.last.map { Self.cursorToken(after: $0.path.lastSegment) } : nil
@@ -183,13 +180,20 @@ struct DocumentService {
     }
 
     /// One page of the documents directly in `collection`, in ID order, by cursor — what the
-    /// console browses with (ListDocuments pages by offset). Checked as a `list`.
+    /// console browses with. Checked as a `list`.
     func page(collection: ResourcePath, start: DocumentPageStart, size: Int) throws(FirestoreError) -> [Document] {
         trace?.named(collection, in: database)
+        return try documents(in: collection, start: start, limit: size, readTime: nil)
+    }
+
+    /// Up to `limit` documents directly in `collection` from `start`, in ID order, at
+    /// `readTime` (nil: now), checked as a `list`: what ListDocuments' cursor pages and the
+    /// console's pages read, O(log n + limit).
+    private func documents(in collection: ResourcePath, start: DocumentPageStart, limit: Int, readTime: Timestamp?) throws(FirestoreError) -> [Document] {
+        let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
         try collection.validateSegments()
-        let s = db.state()
         try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
-        return s.documents(in: collection, start: start, limit: size)
+        return s.documents(in: collection, start: start, limit: limit, at: readTime)
     }
 
     /// ListCollectionIds under `parent` (the database root or a document); admin only.
