@@ -109,7 +109,7 @@ enum Operators {
     static func expectedOperands(_ op: Expr.BinaryOp) -> String {
         let o = op.rawValue
         let pairs: [String] = switch op {
-        case .add: ["int", "float", "string", "duration"].map { "\($0) + \($0)" } + ["duration + timestamp", "timestamp + duration"]
+        case .add: ["int + int", "float + float", "string + string", "duration + duration", "duration + timestamp", "timestamp + duration"]
         case .subtract: ["int - int", "float - float", "duration - duration", "timestamp - duration", "timestamp - timestamp"]
         case .multiply, .divide, .remainder: ["int \(o) int", "float \(o) float"]
         default:
