@@ -65,9 +65,9 @@ struct RESTRouter {
                 // The last segment is the new document's collection: its parent must be a
                 // document (or the root).
                 _ = try named(path.parent, .documentParent)
-                return try api.create(collection: path, body: try Self.body(request), params)
+                return try api.create(collection: path, body: try JSONRequestBody.parse(request), params)
             case "PATCH" where !path.isEmpty:
-                return try api.patch(try named(path, .document), body: try Self.body(request), params)
+                return try api.patch(try named(path, .document), body: try JSONRequestBody.parse(request), params)
             case "DELETE" where !path.isEmpty:
                 return try api.delete(try named(path, .document), params)
             default: return nil
@@ -80,45 +80,26 @@ struct RESTRouter {
         }
         if !atRoot { _ = try named(path, .documentParent) }
         switch verb {
-        case "runQuery": return try api.runQuery(parent: path, body: try Self.body(request))
-        case "runAggregationQuery": return try api.runAggregationQuery(parent: path, body: try Self.body(request))
-        case "partitionQuery": return try api.partitionQuery(parent: path, body: try Self.body(request))
-        case "listCollectionIds": return try api.listCollectionIds(parent: path, body: try Self.body(request))
+        case "runQuery": return try api.runQuery(parent: path, body: try JSONRequestBody.parse(request))
+        case "runAggregationQuery": return try api.runAggregationQuery(parent: path, body: try JSONRequestBody.parse(request))
+        case "partitionQuery": return try api.partitionQuery(parent: path, body: try JSONRequestBody.parse(request))
+        case "listCollectionIds": return try api.listCollectionIds(parent: path, body: try JSONRequestBody.parse(request))
         default: break
         }
         guard atRoot else { return nil }
         switch verb {
-        case "batchGet": return try api.batchGet(body: try Self.body(request))
-        case "beginTransaction": return try api.beginTransaction(body: try Self.body(request))
-        case "commit": return try api.commit(body: try Self.body(request))
-        case "rollback": return try api.rollback(body: try Self.body(request))
-        case "batchWrite": return try api.batchWrite(body: try Self.body(request))
-        case "executePipeline": return try api.executePipeline(body: try Self.body(request))
+        case "batchGet": return try api.batchGet(body: try JSONRequestBody.parse(request))
+        case "beginTransaction": return try api.beginTransaction(body: try JSONRequestBody.parse(request))
+        case "commit": return try api.commit(body: try JSONRequestBody.parse(request))
+        case "rollback": return try api.rollback(body: try JSONRequestBody.parse(request))
+        case "batchWrite": return try api.batchWrite(body: try JSONRequestBody.parse(request))
+        case "executePipeline": return try api.executePipeline(body: try JSONRequestBody.parse(request))
         case "listen", "write":
             // Bidirectional streams: gRPC and WebChannel only; not a REST route (as the
             // official emulator answers).
             return nil
         default:
             throw FirestoreError(.unimplemented, "\(verb) is not implemented by this emulator.")
-        }
-    }
-
-    /// 10 MiB: the most a Firestore API request may carry.
-    static let maxRequestBytes = 10 << 20
-
-    /// The body as JSON whatever its content type (the web SDK posts `text/plain`);
-    /// an empty body is `{}`.
-    static func body(_ request: HTTPRequest) throws(FirestoreError) -> JSON {
-        // Production's cap on any request (the official emulator's own gRPC bridge gives up
-        // at 4 MiB instead).
-        if request.body.count > maxRequestBytes {
-            throw .invalidArgument("Request payload size exceeds the limit: \(maxRequestBytes) bytes.")
-        }
-        if request.body.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) { return .object([]) }
-        do {
-            return try JSON.parse(request.body)
-        } catch {
-            throw .invalidArgument("Invalid JSON payload received. \(error.message) (byte \(error.offset) of the body).")
         }
     }
 }

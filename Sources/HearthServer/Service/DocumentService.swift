@@ -26,38 +26,6 @@ struct DocumentService {
 
     var db: Database { state.database(database) }
 
-    /// `TransactionOptions`: read-write, or read-only optionally at a past time.
-    enum TransactionMode: Sendable, Equatable {
-        /// `retry`: the transaction this one retries (`retry_transaction`).
-        case readWrite(retry: TransactionID?)
-        case readOnly(readTime: Timestamp?)
-
-        static let readWrite = TransactionMode.readWrite(retry: nil)
-    }
-
-    /// A read's consistency selector: none (now), an open transaction, a new
-    /// transaction begun by the read, or a past read time.
-    enum Consistency: Sendable, Equatable {
-        case current
-        case transaction(TransactionID)
-        case newTransaction(TransactionMode)
-        case readTime(Timestamp)
-    }
-
-    /// One entry of a document listing: a document, or (`show_missing`) a missing parent
-    /// of existing subcollection documents, which has only its name.
-    enum ListedDocument {
-        case document(Document)
-        case missing(ResourcePath)
-
-        var path: ResourcePath {
-            switch self {
-            case .document(let d): d.path
-            case .missing(let p): p
-            }
-        }
-    }
-
     // MARK: Single documents
 
     /// GetDocument: NOT_FOUND when absent.
@@ -211,7 +179,7 @@ struct DocumentService {
     /// client's system tests rely on it; the official emulator answers in request order) —
     /// the transaction a `newTransaction` began, and the read time. One denied document fails
     /// the whole request (as on the official emulator).
-    func batchGet(_ paths: [ResourcePath], consistency: Consistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
+    func batchGet(_ paths: [ResourcePath], consistency: ReadConsistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
         if let trace { for p in paths { trace.named(p, in: database) } }
         var readTime: Timestamp?
         if case .readTime(let t) = consistency { readTime = t }
@@ -292,7 +260,7 @@ struct DocumentService {
 
     /// RunQuery; inside a transaction the engine reads its consistent view and records
     /// the reads. Returns the transaction a `newTransaction` began.
-    func runQuery(_ query: StructuredQuery, consistency: Consistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
+    func runQuery(_ query: StructuredQuery, consistency: ReadConsistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
         trace?.named(query.collectionPath, in: database)
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
@@ -302,7 +270,7 @@ struct DocumentService {
     }
 
     /// RunAggregationQuery. Returns the transaction a `newTransaction` began.
-    func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: Consistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
+    func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: ReadConsistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
         trace?.named(query.collectionPath, in: database)
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
@@ -320,7 +288,7 @@ struct DocumentService {
     }
 
     /// Where a query reads: (the transaction, the one begun here, the read time).
-    func readPoint(_ consistency: Consistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
+    func readPoint(_ consistency: ReadConsistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
         switch consistency {
         case .current: return (nil, nil, nil)
         case .readTime(let t): return (nil, nil, t)

@@ -17,7 +17,7 @@ enum ReadRequestMessages {
         var database = ""
         var documents: [String] = []
         var mask: [FieldPath]?
-        var consistency: DocumentService.Consistency = .current
+        var consistency: ReadConsistency = .current
     }
 
     static func decodeBatchGet(_ bytes: [UInt8]) throws(FirestoreError) -> BatchGetRequest {
@@ -58,7 +58,7 @@ enum ReadRequestMessages {
         var database: DatabaseID
         var query: StructuredQuery
         var aggregations: [Aggregation]
-        var consistency: DocumentService.Consistency
+        var consistency: ReadConsistency
     }
 
     /// RunQueryRequest (`aggregation` false) or RunAggregationQueryRequest (true).
@@ -66,7 +66,7 @@ enum ReadRequestMessages {
         var r = ProtoReader(bytes)
         var parent = ""
         var queryReader: ProtoReader?
-        var consistency: DocumentService.Consistency = .current
+        var consistency: ReadConsistency = .current
         while let key = try r.next() {
             if aggregation {
                 if try TransactionMessages.readConsistency(key, &r, into: &consistency, transaction: 4, newTransaction: 5, readTime: 6) { continue }

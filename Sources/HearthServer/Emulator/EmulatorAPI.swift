@@ -35,7 +35,7 @@ struct EmulatorAPI {
         if rest == "clock" {
             switch request.method {
             case "GET": return clockResponse()
-            case "PUT", "POST": return try setClock(RESTRouter.body(request))
+            case "PUT", "POST": return try setClock(JSONRequestBody.parse(request))
             default: return nil
             }
         }
@@ -48,12 +48,12 @@ struct EmulatorAPI {
             let verb = parts[1][parts[1].index(after: colon)...]
             let project = String(parts[1][..<colon])
             switch (request.method, verb) {
-            case ("PUT", "securityRules"): return try putSecurityRules(project: project, body: RESTRouter.body(request))
+            case ("PUT", "securityRules"): return try putSecurityRules(project: project, body: JSONRequestBody.parse(request))
             case ("GET", "securityRules"): return getSecurityRules(project: project)
             case ("GET", "ruleCoverage"): return try ruleCoverage(project: project)
             case ("GET", "ruleCoverage.html"): return try ruleCoverageHTML(project: project)
-            case ("POST", "export"): return try export(project: project, database: nil, body: RESTRouter.body(request))
-            case ("POST", "import"): return try importData(project: project, database: nil, body: RESTRouter.body(request))
+            case ("POST", "export"): return try export(project: project, database: nil, body: JSONRequestBody.parse(request))
+            case ("POST", "import"): return try importData(project: project, database: nil, body: JSONRequestBody.parse(request))
             default: return nil
             }
         }
@@ -65,7 +65,7 @@ struct EmulatorAPI {
             case ("POST", "snapshot"):
                 return .json(200, JSON.object([("id", .string(state.takeSnapshot(id)))]).bytes)
             case ("POST", "restore"):
-                var o = try ProtoObject(try RESTRouter.body(request), context: "")
+                var o = try ProtoObject(try JSONRequestBody.parse(request), context: "")
                 guard let name = o.take("id") else { throw .invalidArgument("restore needs {\"id\": <snapshot id>}.") }
                 try o.finish()
                 try state.restoreSnapshot(try ProtoJSON.string(name, context: "id"), into: id)
@@ -73,9 +73,9 @@ struct EmulatorAPI {
             case ("GET", "indexes:learned"), ("GET", "learnedIndexes"):
                 return learned(project: project, database: id.database)
             case ("POST", "export"):
-                return try export(project: project, database: id.database, body: RESTRouter.body(request))
+                return try export(project: project, database: id.database, body: JSONRequestBody.parse(request))
             case ("POST", "import"):
-                return try importData(project: project, database: id.database, body: RESTRouter.body(request))
+                return try importData(project: project, database: id.database, body: JSONRequestBody.parse(request))
             default:
                 return nil
             }

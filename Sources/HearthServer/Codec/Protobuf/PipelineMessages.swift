@@ -16,14 +16,14 @@ enum PipelineMessages {
     struct Request {
         var database: DatabaseID
         var pipeline: StructuredPipeline
-        var consistency: DocumentService.Consistency
+        var consistency: ReadConsistency
     }
 
     static func decodeRequest(_ bytes: [UInt8]) throws(FirestoreError) -> Request {
         var r = ProtoReader(bytes)
         var database = ""
         var pipeline: StructuredPipeline?
-        var consistency: DocumentService.Consistency = .current
+        var consistency: ReadConsistency = .current
         while let key = try r.next() {
             if try TransactionMessages.readConsistency(key, &r, into: &consistency, transaction: 5, newTransaction: 6, readTime: 7) { continue }
             switch key.number {

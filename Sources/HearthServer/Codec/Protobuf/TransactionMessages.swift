@@ -10,8 +10,8 @@ import HearthGRPC
 /// commit_time = 2}.
 enum TransactionMessages {
     /// TransactionOptions; neither member set is read-only (as the official emulator treats it).
-    static func decodeOptions(_ reader: inout ProtoReader) throws(FirestoreError) -> DocumentService.TransactionMode {
-        var mode: DocumentService.TransactionMode = .readOnly(readTime: nil)
+    static func decodeOptions(_ reader: inout ProtoReader) throws(FirestoreError) -> TransactionMode {
+        var mode: TransactionMode = .readOnly(readTime: nil)
         while let key = try reader.next() {
             switch key.number {
             case 2:
@@ -39,7 +39,7 @@ enum TransactionMessages {
         return mode
     }
 
-    static func encodeOptions(_ mode: DocumentService.TransactionMode, into w: inout ProtoWriter) {
+    static func encodeOptions(_ mode: TransactionMode, into w: inout ProtoWriter) {
         switch mode {
         case .readWrite(let retry): w.writeMessage(3) { m in if let retry { m.writeBytes(1, [UInt8](retry.bytes)) } }
         case .readOnly(let t): w.writeMessage(2) { m in if let t { WellKnownMessages.writeTimestamp(2, t, into: &m) } }
@@ -48,7 +48,7 @@ enum TransactionMessages {
 
     /// Reads one member of a `consistency_selector` oneof (`transaction`,
     /// `new_transaction`, `read_time`) at the given field numbers; true when `key` was one.
-    static func readConsistency(_ key: ProtoFieldKey, _ reader: inout ProtoReader, into c: inout DocumentService.Consistency,
+    static func readConsistency(_ key: ProtoFieldKey, _ reader: inout ProtoReader, into c: inout ReadConsistency,
                                 transaction: Int, newTransaction: Int?, readTime: Int) throws(FirestoreError) -> Bool {
         switch key.number {
         case transaction:
@@ -70,7 +70,7 @@ enum TransactionMessages {
     struct BeginRequest {
         var database = ""
         /// Absent options: read-write (the default mode).
-        var mode: DocumentService.TransactionMode = .readWrite
+        var mode: TransactionMode = .readWrite
     }
 
     static func decodeBegin(_ bytes: [UInt8]) throws(FirestoreError) -> BeginRequest {

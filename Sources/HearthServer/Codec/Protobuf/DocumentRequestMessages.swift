@@ -15,7 +15,7 @@ enum DocumentRequestMessages {
     struct GetRequest {
         var name = ""
         var mask: [FieldPath]?
-        var consistency: DocumentService.Consistency = .current
+        var consistency: ReadConsistency = .current
     }
 
     static func decodeGet(_ bytes: [UInt8]) throws(FirestoreError) -> GetRequest {
@@ -107,7 +107,7 @@ enum DocumentRequestMessages {
         var pageToken = ""
         var orderBy = ""
         var mask: [FieldPath]?
-        var consistency: DocumentService.Consistency = .current
+        var consistency: ReadConsistency = .current
         var showMissing = false
     }
 
@@ -131,7 +131,7 @@ enum DocumentRequestMessages {
     }
 
     /// ListDocumentsResponse: documents (missing ones carry only their name).
-    static func encodeListResponse(_ entries: [DocumentService.ListedDocument], nextPageToken: String?, database: DatabaseID,
+    static func encodeListResponse(_ entries: [ListedDocument], nextPageToken: String?, database: DatabaseID,
                                    mask: [FieldPath]?) -> [UInt8] {
         var w = ProtoWriter()
         for entry in entries {
