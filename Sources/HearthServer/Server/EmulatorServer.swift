@@ -72,18 +72,13 @@ struct RequestHandler: Sendable {
         return response
     }
 
-    /// Where a request runs: a single document's GET (and the trivial answers) on the event
-    /// loop — a point read takes microseconds and never waits; everything else (queries,
-    /// lists, writes, emulator endpoints) on the worker pool.
+    /// Where a request runs: a REST request where its route's operation says (the same
+    /// place as the same work over gRPC); the trivial answers on the event loop; WebChannel
+    /// and the emulator endpoints (exports, imports, resets) on the worker pool.
     func placement(_ request: HTTPRequest) -> HandlerPlacement {
         if request.method == "OPTIONS" || (request.method == "GET" && request.path == "/") { return .inline }
-        guard request.method == "GET", request.path.hasPrefix("/v1/") else { return .pool }
-        // v1/projects/{p}/databases/{d}/documents/{collection}/{id}…: a document path has an
-        // even number of segments after "documents" (an odd one is a collection: a list).
-        let segments = request.path.split(separator: "/")
-        guard segments.count >= 8, segments[5] == "documents", (segments.count - 6) % 2 == 0,
-              let last = segments.last, !last.contains(":") else { return .pool }
-        return .inline
+        guard request.path.hasPrefix("/v1/") else { return .pool }
+        return RESTRouter.placement(request, commitsWaitForDisk: state.commitsWaitForDisk)
     }
 
     /// A text body with no content type, as the official emulator writes `Ok` and `Not Found`.
