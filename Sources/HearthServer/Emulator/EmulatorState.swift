@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTransport
 import Synchronization
 
 /// Everything the emulator process keeps besides the documents themselves: the databases
@@ -41,7 +42,9 @@ public final class EmulatorState: Sendable {
                 historyLimit: Int = VersionHistoryBudget.defaultLimit, store: DurableStore? = nil) {
         commitsWaitForDisk = store != nil
         clock = EmulatorClock()
-        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store)
+        // Every commit's fan-out to Listen streams wakes each event loop once, whoever commits.
+        registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store,
+                                    commitScope: { section in EventLoop.deferringWakeUps(section) })
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 

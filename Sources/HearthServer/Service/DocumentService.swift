@@ -55,9 +55,7 @@ struct DocumentService {
         let path = collection.appending(id.flatMap { $0.isEmpty ? nil : $0 } ?? AutoID.generate())
         trace?.named(path, in: database)
         try path.validateSegments()
-        let result = try committing { () throws(FirestoreError) in
-            try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))], authorize: rules.commitAuthorizer())
-        }
+        let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))], authorize: rules.commitAuthorizer())
         let t = result.writeResults.first?.updateTime ?? result.commitTime
         return Document(path: path, fields: fields, createTime: t, updateTime: t)
     }
@@ -67,9 +65,7 @@ struct DocumentService {
     func update(_ path: ResourcePath, fields: MapValue, updateMask: [FieldPath]?, precondition: Precondition?) throws(FirestoreError) -> Document {
         trace?.named(path, in: database)
         let operation: Write.Operation = updateMask.map { .update(fields, mask: $0.filter { !$0.isDocumentName }) } ?? .set(fields)
-        let result = try committing { () throws(FirestoreError) in
-            try db.commit([Write(path: path, operation: operation, precondition: precondition)], authorize: rules.commitAuthorizer())
-        }
+        let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)], authorize: rules.commitAuthorizer())
         let time = result.writeResults.first?.updateTime ?? result.commitTime
         guard let doc = try db.state(readTime: time).document(path, at: time) else {
             throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.")
@@ -80,9 +76,7 @@ struct DocumentService {
     /// DeleteDocument (deleting a missing document succeeds unless a precondition says otherwise).
     func delete(_ path: ResourcePath, precondition: Precondition?) throws(FirestoreError) {
         trace?.named(path, in: database)
-        _ = try committing { () throws(FirestoreError) in
-            try db.commit([Write.delete(path, precondition: precondition)], authorize: rules.commitAuthorizer())
-        }
+        _ = try db.commit([Write.delete(path, precondition: precondition)], authorize: rules.commitAuthorizer())
     }
 
     // MARK: Listing
@@ -218,16 +212,7 @@ struct DocumentService {
     /// Commit: atomic, optionally ending a transaction (ABORTED on conflict).
     func commit(_ writes: [Write], transaction: TransactionID?) throws(FirestoreError) -> CommitResult {
         if let trace { for w in writes { trace.named(w.path, in: database) } }
-        return try committing { () throws(FirestoreError) in
-            try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
-        }
-    }
-
-    /// Runs a commit of this service. The snapshots it hands to open Listen streams reach
-    /// their event loops with one wake-up each once it is done, not one per stream (each
-    /// of which let a loop preempt the commit for one delivery).
-    private func committing<T>(_ body: () throws(FirestoreError) -> T) throws(FirestoreError) -> T {
-        try EventLoop.deferringWakeUps(body)
+        return try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
     }
 
     /// Rollback.
@@ -248,7 +233,7 @@ struct DocumentService {
         var outcomes: [Result<WriteResult, FirestoreError>] = []
         for w in writes {
             do throws(FirestoreError) {
-                let result = try committing { () throws(FirestoreError) in try db.commit([w], authorize: rules.commitAuthorizer()) }
+                let result = try db.commit([w], authorize: rules.commitAuthorizer())
                 outcomes.append(.success(result.writeResults[0]))
             }
             catch { outcomes.append(.failure(error)) }
