@@ -21,8 +21,8 @@ import HearthGRPC
 /// waits (holding no thread) while the client is behind on reading; a client that stops
 /// reading while commits go on gets, past `maxQueuedEvents`, a RESET and its targets' full
 /// results instead of an ever longer backlog.
-final class ListenSession: GRPCInboundStream, @unchecked Sendable {
-    enum Event {
+final class ListenSession: StreamSession, @unchecked Sendable {
+    enum Event: StreamSessionEvent {
         case request([UInt8])
         case inputEnded
         case cancelled
@@ -108,24 +108,17 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
         self.state = state
         self.call = call
         self.codec = codec
-        streamID = state.streams.open(.listen, transport: call.transport, caller: .init(authorization: call.authorization))
+        streamID = call.register(.listen, in: state)
     }
 
     /// Starts a session for `call`; its batches run on the server's worker pool.
     static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec = ListenProtobufCodec()) -> ListenSession {
-        let session = ListenSession(state: state, call: call, codec: codec)
-        // However the call ends (a deadline, the connection closing), the session hears it.
-        call.onEnded { [weak session] in session?.enqueue(.cancelled) }
-        return session
+        ListenSession(state: state, call: call, codec: codec).hearingItsEnd()
     }
 
-    // MARK: GRPCInboundStream (the connection's event loop)
+    // MARK: Events from the call (the connection's event loop)
 
-    func received(_ message: [UInt8]) { enqueue(.request(message)) }
-    func inputEnded() { enqueue(.inputEnded) }
-    func cancelled() { enqueue(.cancelled) }
-
-    private func enqueue(_ event: Event) {
+    func enqueue(_ event: Event) {
         if events.append(event) {
             if case .request = event { schedule() } else { scheduleOnLoop() }
         }
@@ -206,9 +199,12 @@ final class ListenSession: GRPCInboundStream, @unchecked Sendable {
     private var pending: [Pending] = []
     private var pendingHead = 0
 
-    /// Sends `message` now, or after what is already pending.
+    /// Sends `message` now, or after what is already pending — and keeps it pending while
+    /// the client is behind, so the call holds at most one message past its budget however
+    /// many changes one batch carries (a batch grows with the commits made while the last
+    /// one ran).
     private func emit(_ message: [UInt8]) throws(FirestoreError) {
-        if pendingHead == pending.count { try call.send(message) } else { pending.append(.message(message)) }
+        if pendingHead == pending.count && call.isWritable { try call.send(message) } else { pending.append(.message(message)) }
     }
 
     /// Sends a DocumentChange for each document, as far as the client keeps up.

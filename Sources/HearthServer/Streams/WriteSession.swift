@@ -15,8 +15,8 @@ import HearthGRPC
 /// with its status; the stream ends OK when the client half-closes, and a reset, deadline
 /// or server stop ends it too. Stream tokens are opaque and unique; they are not checked
 /// (clients pipeline batches with an older token) and do not resume anything.
-final class WriteSession: GRPCInboundStream, @unchecked Sendable {
-    private enum Event {
+final class WriteSession: StreamSession, @unchecked Sendable {
+    enum Event: StreamSessionEvent {
         case request([UInt8])
         case inputEnded
         case cancelled
@@ -41,24 +41,17 @@ final class WriteSession: GRPCInboundStream, @unchecked Sendable {
         self.state = state
         self.call = call
         self.codec = codec
-        openStreamID = state.streams.open(.write, transport: call.transport, caller: .init(authorization: call.authorization))
+        openStreamID = call.register(.write, in: state)
     }
 
     /// Starts a session for `call`; its batches run on the server's worker pool.
     static func start(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec = WriteProtobufCodec()) -> WriteSession {
-        let session = WriteSession(state: state, call: call, codec: codec)
-        // However the call ends (a deadline, the connection closing), the session hears it.
-        call.onEnded { [weak session] in session?.enqueue(.cancelled) }
-        return session
+        WriteSession(state: state, call: call, codec: codec).hearingItsEnd()
     }
 
-    // MARK: GRPCInboundStream (the connection's event loop)
+    // MARK: Events from the call (the connection's event loop)
 
-    func received(_ message: [UInt8]) { enqueue(.request(message)) }
-    func inputEnded() { enqueue(.inputEnded) }
-    func cancelled() { enqueue(.cancelled) }
-
-    private func enqueue(_ event: Event) {
+    func enqueue(_ event: Event) {
         // A full pool has ended the call (RESOURCE_EXHAUSTED); nothing is held to release.
         if events.append(event) { _ = call.runWorker { [self] in drain() } }
     }
