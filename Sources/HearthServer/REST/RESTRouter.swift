@@ -36,11 +36,25 @@ struct RESTRouter {
         let takes: @Sendable (ResourcePath) -> Bool
         let operation: FirestoreOperation
         let handle: @Sendable (DocumentsAPI, Address, HTTPRequest, QueryParameters) throws(FirestoreError) -> HTTPResponse
+
+        /// A `POST …:verb` addressed to a parent (the root or a document), with a JSON body.
+        static func parentVerb(_ verb: String, _ operation: FirestoreOperation,
+                               _ method: @escaping @Sendable (DocumentsAPI) -> (ResourcePath, JSON) throws(FirestoreError) -> HTTPResponse) -> Route {
+            Route(method: "POST", verb: verb, takes: { _ in true }, operation: operation) { api, a, r, _ throws(FirestoreError) in
+                try method(api)(a.path, try JSONRequestBody.parse(r))
+            }
+        }
+
+        /// A `POST documents:verb` at the database's root, with a JSON body.
+        static func rootVerb(_ verb: String, _ operation: FirestoreOperation,
+                             _ method: @escaping @Sendable (DocumentsAPI) -> (JSON) throws(FirestoreError) -> HTTPResponse) -> Route {
+            Route(method: "POST", verb: verb, takes: { $0.isEmpty }, operation: operation) { api, _, r, _ throws(FirestoreError) in
+                try method(api)(try JSONRequestBody.parse(r))
+            }
+        }
     }
 
     static let routes: [Route] = {
-        let anyPath: @Sendable (ResourcePath) -> Bool = { _ in true }
-        let root: @Sendable (ResourcePath) -> Bool = { $0.isEmpty }
         let notRoot: @Sendable (ResourcePath) -> Bool = { !$0.isEmpty }
         return [
             // An empty segment before the last makes the path a document name (the official
@@ -64,36 +78,16 @@ struct RESTRouter {
             Route(method: "DELETE", verb: nil, takes: notRoot, operation: .deleteDocument) { api, a, r, q throws(FirestoreError) in
                 try api.delete(try a.named(a.path, .document), q)
             },
-            Route(method: "POST", verb: "runQuery", takes: anyPath, operation: .runQuery) { api, a, r, q throws(FirestoreError) in
-                try api.runQuery(parent: a.path, body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "runAggregationQuery", takes: anyPath, operation: .runAggregationQuery) { api, a, r, q throws(FirestoreError) in
-                try api.runAggregationQuery(parent: a.path, body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "partitionQuery", takes: anyPath, operation: .partitionQuery) { api, a, r, q throws(FirestoreError) in
-                try api.partitionQuery(parent: a.path, body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "listCollectionIds", takes: anyPath, operation: .listCollectionIds) { api, a, r, q throws(FirestoreError) in
-                try api.listCollectionIds(parent: a.path, body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "batchGet", takes: root, operation: .batchGet) { api, _, r, _ throws(FirestoreError) in
-                try api.batchGet(body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "beginTransaction", takes: root, operation: .beginTransaction) { api, _, r, _ throws(FirestoreError) in
-                try api.beginTransaction(body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "commit", takes: root, operation: .commit) { api, _, r, _ throws(FirestoreError) in
-                try api.commit(body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "rollback", takes: root, operation: .rollback) { api, _, r, _ throws(FirestoreError) in
-                try api.rollback(body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "batchWrite", takes: root, operation: .batchWrite) { api, _, r, _ throws(FirestoreError) in
-                try api.batchWrite(body: try JSONRequestBody.parse(r))
-            },
-            Route(method: "POST", verb: "executePipeline", takes: root, operation: .executePipeline) { api, _, r, _ throws(FirestoreError) in
-                try api.executePipeline(body: try JSONRequestBody.parse(r))
-            },
+            .parentVerb("runQuery", .runQuery, DocumentsAPI.runQuery(parent:body:)),
+            .parentVerb("runAggregationQuery", .runAggregationQuery, DocumentsAPI.runAggregationQuery(parent:body:)),
+            .parentVerb("partitionQuery", .partitionQuery, DocumentsAPI.partitionQuery(parent:body:)),
+            .parentVerb("listCollectionIds", .listCollectionIds, DocumentsAPI.listCollectionIds(parent:body:)),
+            .rootVerb("batchGet", .batchGet, DocumentsAPI.batchGet(body:)),
+            .rootVerb("beginTransaction", .beginTransaction, DocumentsAPI.beginTransaction(body:)),
+            .rootVerb("commit", .commit, DocumentsAPI.commit(body:)),
+            .rootVerb("rollback", .rollback, DocumentsAPI.rollback(body:)),
+            .rootVerb("batchWrite", .batchWrite, DocumentsAPI.batchWrite(body:)),
+            .rootVerb("executePipeline", .executePipeline, DocumentsAPI.executePipeline(body:)),
             // listen and write are bidirectional streams: gRPC and WebChannel only, no REST
             // route (as the official emulator answers).
         ]
