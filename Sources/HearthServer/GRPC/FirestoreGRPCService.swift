@@ -1,6 +1,7 @@
 import HearthCore
 import HearthGRPC
 import HearthTransport
+import HearthProtobuf
 
 /// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
 /// the same `DocumentService` as the REST front end (rules, transactions, paging, admin

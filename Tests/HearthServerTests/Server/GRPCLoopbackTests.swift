@@ -8,6 +8,7 @@ import Testing
 @testable import HearthGRPC
 @testable import HearthServer
 @testable import HearthTransport
+import HearthProtobuf
 
 /// A raw HTTP/2 client over a loopback socket, for end-to-end checks of the server.
 final class RawHTTP2Client {

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// BatchWriteRequest {database = 1, writes = 2, labels = 3} → BatchWriteResponse
 /// {write_results = 1, status = 2 (google.rpc.Status {code = 1, message = 2, details = 3})}:

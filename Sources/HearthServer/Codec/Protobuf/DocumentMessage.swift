@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// `google.firestore.v1.Document` {name = 1, fields = 2 (map<string, Value>),
 /// create_time = 3, update_time = 4} ⇄ `HearthCore.Document`.

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// The single-document and listing RPCs' messages (google/firestore/v1/firestore.proto):
 /// GetDocumentRequest {name = 1, mask = 2, transaction = 3, read_time = 5},

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// The Listen stream's messages (firestore.proto, write.proto):
 /// ListenRequest {database = 1, add_target = 2 | remove_target = 3, labels = 4};

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// The ExecutePipeline RPC's messages.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// The multi-document read RPCs' messages:
 /// BatchGetDocumentsRequest {database = 1, documents = 2, mask = 3, transaction = 4,

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// `google.firestore.v1.StructuredQuery` (all of query.proto) ⇄ `HearthCore.StructuredQuery`,
 /// plus `Cursor` and `StructuredAggregationQuery`.

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// `TransactionOptions` {read_only = 2 {read_time = 2}, read_write = 3
 /// {retry_transaction = 1}}, the read requests' `consistency_selector` oneof, and the

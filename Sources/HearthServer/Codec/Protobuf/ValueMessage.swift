@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// `google.firestore.v1.Value`, `MapValue` and `ArrayValue` ⇄ `HearthCore.Value`.
 ///

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// `google.protobuf.Timestamp` {seconds = 1, nanos = 2}, the wrapper types
 /// (`Int32Value`, `Int64Value`, `DoubleValue`: value = 1) and `google.type.LatLng`

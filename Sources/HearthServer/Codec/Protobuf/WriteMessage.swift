@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// `google.firestore.v1.Write` ⇄ `HearthCore.Write`, with `Precondition`, `DocumentMask`,
 /// `DocumentTransform` / `DocumentTransform.FieldTransform` and `WriteResult`.

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthGRPC
+import HearthProtobuf
 
 /// The Write stream's messages (firestore.proto):
 /// WriteRequest {database = 1, stream_id = 2, writes = 3, stream_token = 4, labels = 5,

@@ -4,6 +4,7 @@ import Testing
 @testable import HearthGRPC
 @testable import HearthServer
 @testable import HearthTransport
+import HearthProtobuf
 
 /// Random and mutated bytes fed to every decoder: they must never trap, and every
 /// failure must be INVALID_ARGUMENT.

@@ -4,6 +4,7 @@ import Testing
 @testable import HearthGRPC
 @testable import HearthServer
 @testable import HearthTransport
+import HearthProtobuf
 
 /// Every mapped message round-trips: core type → bytes → core type gives the same value,
 /// and the decoders apply the same rules as the REST mapping.

@@ -4,6 +4,7 @@ import Testing
 @testable import HearthGRPC
 @testable import HearthServer
 @testable import HearthTransport
+import HearthProtobuf
 
 /// The Firestore messages on the wire: reference bytes, and malformed input whose reader
 /// errors reach the caller as INVALID_ARGUMENT naming the field and offset, with bounded nesting.

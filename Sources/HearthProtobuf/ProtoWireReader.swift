@@ -8,10 +8,6 @@ public protocol ProtoDecodingFailure: Error {
     static func malformedProtobuf(_ description: String) -> Self
 }
 
-extension GRPCStatus: ProtoDecodingFailure {
-    public static func malformedProtobuf(_ description: String) -> GRPCStatus { GRPCStatus(.invalidArgument, description) }
-}
-
 /// Reads one protobuf message from its wire bytes, field by field.
 ///
 /// The reader never traps on bad input: every malformation (truncated varint, a varint
@@ -36,21 +32,33 @@ public struct ProtoWireReader<Failure: ProtoDecodingFailure>: Sendable {
     public let end: Int
     /// Nesting depth of this message (0 for the top level).
     public let depth: Int
+    /// Whether proto2 groups are read (the export format's entity keys use them); proto3
+    /// messages never hold them, so the Firestore API's readers reject them.
+    public let acceptsGroups: Bool
 
     @inlinable
-    public init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8], acceptsGroups: Bool = false) {
         self.bytes = bytes
         self._offset = 0
         self.end = bytes.count
         self.depth = 0
+        self.acceptsGroups = acceptsGroups
     }
 
     @inlinable
-    init(bytes: [UInt8], offset: Int, end: Int, depth: Int) {
+    init(bytes: [UInt8], offset: Int, end: Int, depth: Int, acceptsGroups: Bool) {
         self.bytes = bytes
         self._offset = offset
         self.end = end
         self.depth = depth
+        self.acceptsGroups = acceptsGroups
+    }
+
+    /// A reader over `range` of the same bytes (a payload read with
+    /// `readLengthDelimitedRange`), one level deeper.
+    @inlinable
+    public func reader(over range: Range<Int>) -> ProtoWireReader {
+        ProtoWireReader(bytes: bytes, offset: range.lowerBound, end: range.upperBound, depth: depth + 1, acceptsGroups: acceptsGroups)
     }
 
     @inlinable
@@ -81,7 +89,7 @@ public struct ProtoWireReader<Failure: ProtoDecodingFailure>: Sendable {
         guard number >= 1, number <= 536_870_911 else {
             throw Self.malformed("invalid field number \(number)", field: number, offset: start)
         }
-        if wireType == .startGroup || wireType == .endGroup {
+        if (wireType == .startGroup || wireType == .endGroup) && !acceptsGroups {
             throw Self.malformed("groups (wire type \(wireType.rawValue)) are not supported", field: number, offset: start)
         }
         return ProtoFieldKey(number: number, wireType: wireType, offset: start)
@@ -122,7 +130,7 @@ public struct ProtoWireReader<Failure: ProtoDecodingFailure>: Sendable {
 
     /// The byte range of a length-delimited payload, after checking it lies in the message.
     @inlinable
-    mutating func readLengthDelimitedRange(_ key: ProtoFieldKey) throws(Failure) -> Range<Int> {
+    public mutating func readLengthDelimitedRange(_ key: ProtoFieldKey) throws(Failure) -> Range<Int> {
         try expect(key, .lengthDelimited)
         let lengthOffset = offset
         let length = try readRawVarint(field: key.number)
@@ -218,7 +226,7 @@ public struct ProtoWireReader<Failure: ProtoDecodingFailure>: Sendable {
             throw Self.malformed("messages nested deeper than \(Self.maxDepth) levels", field: key.number, offset: key.offset)
         }
         let range = try readLengthDelimitedRange(key)
-        return ProtoWireReader(bytes: bytes, offset: range.lowerBound, end: range.upperBound, depth: depth + 1)
+        return ProtoWireReader(bytes: bytes, offset: range.lowerBound, end: range.upperBound, depth: depth + 1, acceptsGroups: acceptsGroups)
     }
 
     // MARK: Repeated scalars
@@ -232,7 +240,7 @@ public struct ProtoWireReader<Failure: ProtoDecodingFailure>: Sendable {
             return
         }
         let range = try readLengthDelimitedRange(key)
-        var packed = ProtoWireReader(bytes: bytes, offset: range.lowerBound, end: range.upperBound, depth: depth)
+        var packed = ProtoWireReader(bytes: bytes, offset: range.lowerBound, end: range.upperBound, depth: depth, acceptsGroups: false)
         while !packed.isAtEnd { values.append(try packed.readRawVarint(field: key.number)) }
     }
 
@@ -257,13 +265,14 @@ public struct ProtoWireReader<Failure: ProtoDecodingFailure>: Sendable {
         guard range.count % width == 0 else {
             throw Self.malformed("packed fixed\(width * 8) length \(range.count) is not a multiple of \(width)", field: key.number, offset: key.offset)
         }
-        var packed = ProtoWireReader(bytes: bytes, offset: range.lowerBound, end: range.upperBound, depth: depth)
+        var packed = ProtoWireReader(bytes: bytes, offset: range.lowerBound, end: range.upperBound, depth: depth, acceptsGroups: false)
         while !packed.isAtEnd { values.append(try packed.readRawFixed(width, field: key.number)) }
     }
 
     // MARK: Skipping
 
-    /// Skips the value of a field the message does not know.
+    /// Skips the value of a field the message does not know (a whole group, where groups
+    /// are read).
     @inlinable
     public mutating func skip(_ key: ProtoFieldKey) throws(Failure) {
         switch key.wireType {
@@ -271,8 +280,43 @@ public struct ProtoWireReader<Failure: ProtoDecodingFailure>: Sendable {
         case .fixed64: _ = try readRawFixed(8, field: key.number)
         case .fixed32: _ = try readRawFixed(4, field: key.number)
         case .lengthDelimited: _ = try readLengthDelimitedRange(key)
+        case .startGroup where acceptsGroups: _ = try readGroup(key)
+        case .endGroup where acceptsGroups:
+            throw Self.malformed("end of group \(key.number) without its start", field: key.number, offset: key.offset)
         case .startGroup, .endGroup:
             throw Self.malformed("groups are not supported", field: key.number, offset: key.offset)
+        }
+    }
+
+    // MARK: Groups (proto2; only where `acceptsGroups`)
+
+    /// A reader over a group's members, up to its matching end key; this reader moves past
+    /// the end key.
+    @inlinable
+    public mutating func readGroup(_ key: ProtoFieldKey) throws(Failure) -> ProtoWireReader {
+        try expect(key, .startGroup)
+        let start = offset
+        var depth = 0
+        while true {
+            guard let k = try next() else {
+                throw Self.malformed("group without its end", field: key.number, offset: key.offset)
+            }
+            switch k.wireType {
+            case .endGroup where depth == 0:
+                guard k.number == key.number else {
+                    throw Self.malformed("group \(key.number) closed by field \(k.number)", field: k.number, offset: k.offset)
+                }
+                return ProtoWireReader(bytes: bytes, offset: start, end: k.offset, depth: self.depth + 1, acceptsGroups: true)
+            case .endGroup:
+                depth -= 1
+            case .startGroup:
+                depth += 1
+                guard depth + self.depth < Self.maxDepth else {
+                    throw Self.malformed("groups nested deeper than \(Self.maxDepth) levels", field: k.number, offset: k.offset)
+                }
+            default:
+                try skip(k)
+            }
         }
     }
 }

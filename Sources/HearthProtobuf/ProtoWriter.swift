@@ -107,11 +107,11 @@ public struct ProtoWriter: Sendable {
     /// entries); a longer body is moved up by the extra length bytes. Nothing is allocated:
     /// an embedded message per value makes this the encoders' innermost step.
     @inlinable
-    public mutating func writeMessage(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
+    public mutating func writeMessage<E: Error>(_ field: Int, _ body: (inout ProtoWriter) throws(E) -> Void) throws(E) {
         writeKey(field, .lengthDelimited)
         let lengthAt = bytes.count
         bytes.append(0)
-        body(&self)
+        try body(&self)
         let length = bytes.count - lengthAt - 1
         if length < 0x80 {
             bytes[lengthAt] = UInt8(truncatingIfNeeded: length)
@@ -125,6 +125,15 @@ public struct ProtoWriter: Sendable {
             at += 1
         }
         bytes[at] = UInt8(truncatingIfNeeded: v)
+    }
+
+    /// A proto2 group: its start key, the members `body` writes, its end key (the export
+    /// format's entity keys; proto3 messages have none).
+    @inlinable
+    public mutating func writeGroup(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
+        writeKey(field, .startGroup)
+        body(&self)
+        writeKey(field, .endGroup)
     }
 
     /// A packed repeated varint field (omitted when empty, as proto3 does).

@@ -1,5 +1,5 @@
 /// The protobuf wire types (the low three bits of a field key). Groups (3 and 4) are
-/// deprecated; the codec recognises them only to reject them clearly.
+/// proto2's; readers reject them unless told to accept them (the export format).
 public enum ProtoWireType: UInt8, Sendable, CustomStringConvertible {
     case varint = 0
     case fixed64 = 1

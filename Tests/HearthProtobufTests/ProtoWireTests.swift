@@ -1,8 +1,14 @@
 import Testing
-@testable import HearthGRPC
+@testable import HearthProtobuf
 
-/// The reader under test, reporting malformations as gRPC statuses.
-private typealias ProtoReader = ProtoWireReader<GRPCStatus>
+/// A malformation as the reader reports it.
+private struct Malformed: ProtoDecodingFailure, Equatable {
+    let message: String
+    static func malformedProtobuf(_ description: String) -> Malformed { Malformed(message: description) }
+}
+
+/// The reader under test.
+private typealias ProtoReader = ProtoWireReader<Malformed>
 
 /// The protobuf wire codec: every wire type, zigzag, packed and unpacked repeated fields,
 /// unknown-field skipping, and exact errors for malformed input.
@@ -155,8 +161,46 @@ private typealias ProtoReader = ProtoWireReader<GRPCStatus>
             while let key = try r.next() { try r.skip(key) }
             Issue.record("\(name): accepted")
         } catch {
-            #expect(error.code == .invalidArgument)
             #expect(error.message == "Invalid protobuf message: \(message).", "\(name)")
         }
+    }
+
+    @Test func groupsAreReadOnlyWhereAccepted() throws {
+        var w = ProtoWriter()
+        w.writeInt64(1, 7)
+        w.writeGroup(2) { g in
+            g.writeString(3, "inner")
+            g.writeGroup(4) { $0.writeInt64(5, 9) }
+        }
+        w.writeInt64(6, 8)
+        // The Firestore API's readers refuse groups outright.
+        var strict = ProtoReader(w.bytes)
+        _ = try strict.next()
+        #expect(throws: Malformed.self) { _ = try strict.next() }
+
+        var r = ProtoReader(w.bytes, acceptsGroups: true)
+        var seen: [String] = []
+        while let k = try r.next() {
+            switch k.number {
+            case 1, 6: seen.append("\(k.number)=\(try r.readInt64(k))")
+            case 2:
+                var g = try r.readGroup(k)
+                while let gk = try g.next() {
+                    if gk.number == 3 { seen.append(try g.readString(gk)) } else { try g.skip(gk) }
+                }
+            default: try r.skip(k)
+            }
+        }
+        #expect(seen == ["1=7", "inner", "6=8"])
+
+        // A group closed by another field, or never closed, names the field and offset.
+        let crossed: [UInt8] = [0x13, 0x08, 0x01, 0x24]   // start 2, varint 1, end 4
+        var c = ProtoReader(crossed, acceptsGroups: true)
+        let ck = try #require(try c.next())
+        #expect(throws: Malformed(message: "Invalid protobuf message: group 2 closed by field 4 (field 4 at byte offset 3).")) { _ = try c.readGroup(ck) }
+        let open: [UInt8] = [0x13, 0x08, 0x01]
+        var o = ProtoReader(open, acceptsGroups: true)
+        let ok = try #require(try o.next())
+        #expect(throws: Malformed(message: "Invalid protobuf message: group without its end (field 2 at byte offset 0).")) { _ = try o.readGroup(ok) }
     }
 }
