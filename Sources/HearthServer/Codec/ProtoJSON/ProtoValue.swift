@@ -71,5 +71,4 @@ enum ProtoValue {
 
     static func encodeFields(_ m: MapValue) -> JSON { m.protoJSON }
 
-    static func encodeDouble(_ d: Double) -> JSON { Value.protoJSON(d) }
 }

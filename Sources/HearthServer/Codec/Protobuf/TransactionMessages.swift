@@ -40,13 +40,6 @@ enum TransactionMessages {
         return mode
     }
 
-    static func encodeOptions(_ mode: TransactionMode, into w: inout ProtoWriter) {
-        switch mode {
-        case .readWrite(let retry): w.writeMessage(3) { m in if let retry { m.writeBytes(1, [UInt8](retry.bytes)) } }
-        case .readOnly(let t): w.writeMessage(2) { m in if let t { WellKnownMessages.writeTimestamp(2, t, into: &m) } }
-        }
-    }
-
     /// Reads one member of a `consistency_selector` oneof (`transaction`,
     /// `new_transaction`, `read_time`) at the given field numbers; true when `key` was one.
     static func readConsistency(_ key: ProtoFieldKey, _ reader: inout ProtoReader, into c: inout ReadConsistency,
