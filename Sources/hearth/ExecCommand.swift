@@ -5,6 +5,7 @@
 // (running --export-on-exit) and exits with CMD's status.
 import Foundation
 import HearthServer
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,6 +41,7 @@ enum ExecCommand {
         let warning = configuration.output.warning
         configuration.output.line = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) }
         configuration.output.warning = { warning($0) }
+        configuration.output.progress = { _ in SummaryOnStandardError() }
         let instance: EmulatorInstance
         do { instance = try EmulatorInstance(configuration) } catch { return ServeCommand.report(error, command: "hearth exec", usage: usage) }
         ServeCommand.ignoreTerminationSignals()
@@ -53,6 +55,13 @@ enum ExecCommand {
         instance.waitUntilStopped()
         let exportStatus = instance.finish()
         return commandStatus != 0 ? commandStatus : exportStatus
+    }
+
+    /// An import's or export's summary line, on stderr with Hearth's other lines.
+    private struct SummaryOnStandardError: EmulatorProgress {
+        func update(_ count: Int) {}
+        func finish(_ summary: String) { FileHandle.standardError.write(Data("hearth: \(summary)\n".utf8)) }
+        func abandon() {}
     }
 
     private static func usageError(_ message: String) -> Int32 {
@@ -78,31 +87,46 @@ enum ExecCommand {
         return env
     }
 
-    /// Runs CMD (found on PATH by /usr/bin/env, which then becomes it), passing SIGINT and
-    /// SIGTERM on, and returns its exit status; if the emulator stops first (POST /shutdown),
-    /// CMD gets SIGTERM. 127 when CMD cannot be run, as a shell says.
+    /// Runs CMD (looked up on PATH), passing SIGINT and SIGTERM on, and returns its exit
+    /// status (128 + the signal when one killed it); if the emulator stops first (POST
+    /// /shutdown), CMD gets SIGTERM. 127 when CMD cannot be run, as a shell says. posix_spawn
+    /// rather than Foundation's Process: CMD must start with SIGINT, SIGTERM and SIGPIPE at
+    /// their defaults, which this process ignores (its dispatch sources handle them).
     private static func runCommand(_ command: [String], environment: [String: String], stopping instance: EmulatorInstance) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--"] + command
-        process.environment = environment
-        do { try process.run() } catch {
-            FileHandle.standardError.write(Data("hearth exec: cannot run \(command[0]): \(error.localizedDescription)\n".utf8))
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), empty = sigset_t()
+        sigemptyset(&defaults)
+        sigemptyset(&empty)
+        for sig in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv = command.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var spawnedPID: pid_t = 0
+        let spawned = posix_spawnp(&spawnedPID, command[0], nil, &attributes, argv, envp)
+        let pid = spawnedPID
+        guard spawned == 0 else {
+            FileHandle.standardError.write(Data("hearth exec: cannot run \(command[0]): \(String(cString: strerror(spawned)))\n".utf8))
             return 127
         }
-        let pid = process.processIdentifier
+        let reaped = Atomic<Bool>(false)
         let sources = [SIGINT, SIGTERM].map { sig in
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { kill(pid, sig) }
+            source.setEventHandler { if !reaped.load(ordering: .acquiring) { kill(pid, sig) } }
             source.resume()
             return source
         }
-        instance.server?.onStop { if process.isRunning { kill(pid, SIGTERM) } }
-        process.waitUntilExit()
+        instance.server?.onStop { if !reaped.load(ordering: .acquiring) { kill(pid, SIGTERM) } }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        reaped.store(true, ordering: .releasing)
         withExtendedLifetime(sources) {}
-        switch process.terminationReason {
-        case .uncaughtSignal: return 128 + process.terminationStatus
-        default: return process.terminationStatus
-        }
+        // The wait status: low 7 bits the signal that ended it (0 when it exited), then the exit code.
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 }
