@@ -10,6 +10,8 @@ import Glibc
 /// documented apps), in that order; `start()` listens; `finish()` runs --export-on-exit and
 /// closes the data directory. `hearth serve`, `hearth exec` and the CLI tests all go through
 /// here; an embedder may too (it installs no signal handlers and never exits the process).
+/// It lives in Server/ beside `EmulatorServer`: it starts the front ends, so it sits above
+/// them (its configuration, in Emulator/, knows none of them).
 public final class EmulatorInstance: Sendable {
     public let configuration: EmulatorConfiguration
     public let state: EmulatorState
@@ -47,6 +49,8 @@ public final class EmulatorInstance: Sendable {
 
     /// The main server (REST, gRPC, WebChannel), once `start()` has run.
     public var server: EmulatorServer? { servers.withLock { $0.first } }
+    /// The main server and, with --webchannel_port, the second one.
+    public var allServers: [EmulatorServer] { servers.withLock { $0 } }
 
     /// Listens on the configured port (and --webchannel_port, and the console's), announces
     /// the address (output and --ready-file) and returns the main server.
@@ -335,7 +339,7 @@ public final class EmulatorInstance: Sendable {
 
     /// The checkout this binary was built from, when it is still there: where `--demo-apps`
     /// finds the documented apps wherever `hearth` runs. (`#filePath` is this file's path at
-    /// build time: Sources/HearthServer/Emulator/EmulatorInstance.swift.)
+    /// build time: Sources/HearthServer/Server/EmulatorInstance.swift.)
     public static var sourceCheckout: String? {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { url.deleteLastPathComponent() }
