@@ -47,7 +47,7 @@ enum ExecCommand {
         ServeCommand.ignoreTerminationSignals()
         let server: EmulatorServer
         do { server = try instance.start() } catch {
-            _ = instance.finish()
+            instance.close()
             return ServeCommand.report(error, command: "hearth exec", usage: usage)
         }
         let commandStatus = runCommand(command, environment: environment(for: instance.configuration, port: server.port), stopping: instance)

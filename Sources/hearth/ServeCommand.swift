@@ -87,7 +87,7 @@ enum ServeCommand {
         do { instance = try EmulatorInstance(parsed.configuration) } catch { return report(error) }
         ignoreTerminationSignals()
         do { try instance.start() } catch {
-            _ = instance.finish()
+            instance.close()
             return report(error)
         }
         let sources = stopOnSignals(instance)

@@ -132,6 +132,24 @@ import Testing
         #expect(run.stderr.hasPrefix("hearth serve: \(message)\n\nusage: hearth serve"))
     }
 
+    @Test("a port in use: exit 1 with the words firebase-tools looks for, and no --export-on-exit written")
+    func portInUse() throws {
+        let dir = try HearthCLI.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ready = dir.appendingPathComponent("ready")
+        var second: HearthCLI.Run?
+        _ = try HearthCLI.run(["serve", "--port", "0", "--no-console", "--ready-file", ready.path], in: dir) { first in
+            let address = try HearthCLI.waitForReady(ready, first)
+            let port = String(address.split(separator: ":").last ?? "")
+            second = try HearthCLI.run(["serve", "--port", port, "--no-console", "--export-on-exit", "out"], in: dir)
+            first.terminate()
+        }
+        let run = try #require(second)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("address already in use"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
+    }
+
     @Test("--demo-apps loads the documented apps from the checkout hearth was built from, wherever it runs")
     func demoApps() throws {
         let ready = try HearthCLI.scratch().appendingPathComponent("ready")

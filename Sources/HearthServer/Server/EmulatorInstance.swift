@@ -60,13 +60,13 @@ public final class EmulatorInstance: Sendable {
         let host = c.host ?? "127.0.0.1", port = c.port ?? 8080
         let main: EmulatorServer
         do { main = try EmulatorServer(host: host, port: port, state: state, limits: c.limits) } catch {
-            throw .data("cannot listen on \(host):\(port): \(error)")
+            throw .data("cannot listen on \(host):\(port): \(Self.describe(error))")
         }
         var started = [main]
         if let webChannelPort = c.webChannelPort {
             do { started.append(try EmulatorServer(host: host, port: webChannelPort, state: state, limits: c.limits)) } catch {
                 main.stop()
-                throw .data("cannot listen on \(host):\(webChannelPort) (--webchannel_port): \(error)")
+                throw .data("cannot listen on \(host):\(webChannelPort) (--webchannel_port): \(Self.describe(error))")
             }
         }
         let all = started
@@ -91,6 +91,14 @@ public final class EmulatorInstance: Sendable {
         }
         if c.exitOnStdinEOF { stopAtEndOfStandardInput() }
         return main
+    }
+
+    /// A bind failure as firebase-tools recognises it: it reads the emulator's stderr for the
+    /// words "address already in use", lower case (downloadableEmulators.ts), to tell the user
+    /// the port is taken.
+    private static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        return text.contains("Address already in use") ? "address already in use (\(text))" : text
     }
 
     /// The official emulator's UI port by default; when another emulator holds it, any free
@@ -140,6 +148,12 @@ public final class EmulatorInstance: Sendable {
     public func waitUntilStopped() {
         stopped.wait()
         stopped.signal()  // later waiters return too
+    }
+
+    /// Closes the data directory without exporting: what a start-up that failed after `init`
+    /// does (an export then would replace the last good one with what was only loaded).
+    public func close() {
+        store?.close()
     }
 
     /// After the servers stopped: --export-on-exit, then the data directory is closed.
