@@ -18,6 +18,8 @@ public final class EmulatorState: Sendable {
     private let indexSetup: Mutex<IndexSetup>
     private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
+    /// The JAR's --single_project_mode: the one project expected, and the others already warned about.
+    private let singleProject = Mutex<(expected: String?, warned: Set<String>)>((nil, []))
 
     private struct IndexSetup {
         var configuration: IndexConfiguration?
@@ -58,12 +60,27 @@ public final class EmulatorState: Sendable {
         indexSetup.withLock { $0.perDatabase[id] = configuration }
     }
 
+    /// The JAR's `--single_project_mode true`: requests to other projects are still served,
+    /// and the first database used in each other project logs the JAR's warning. (The JAR
+    /// warns on every request; once per project keeps firestore-debug.log readable.)
+    public func expectOnlyProject(_ project: String) {
+        singleProject.withLock { $0.expected = project }
+    }
+
     /// The database for `id`, created and configured on first use.
     public func database(_ id: DatabaseID) -> Database {
         let db = registry.database(id)
         let setup: (IndexConfiguration?, IndexMode?)? = indexSetup.withLock { s in
             guard s.configured.insert(id).inserted else { return nil }
             return (s.perDatabase[id] ?? s.perProject[id.project] ?? s.configuration, s.mode)
+        }
+        if setup != nil, let expected = singleProject.withLock({ s -> String? in
+            guard let e = s.expected, e != id.project, s.warned.insert(id.project).inserted else { return nil }
+            return e
+        }) {
+            HearthLog.warning("Multiple projectIds are not recommended in single project mode. Requested project ID \(id.project), "
+                + "but the emulator is configured for \(expected). To opt-out of single project mode add/set the "
+                + "'\"singleProjectMode\": false' property in the firebase.json emulators config.")
         }
         if let (configuration, mode) = setup, configuration != nil || mode != nil {
             let config = configuration ?? IndexConfiguration()

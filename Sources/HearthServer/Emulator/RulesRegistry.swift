@@ -4,10 +4,12 @@ import Synchronization
 /// The security rules of every project the emulator knows, keyed by project id, and the
 /// rules of single databases that have their own (firebase.json's list form gives each
 /// database its rules; the official emulator applies one set to all). A database without
-/// rules of its own uses its project's; with neither, everything is allowed there.
+/// rules of its own uses its project's, else the default (`--rules`, which the official
+/// emulator applies to every project); with none, everything is allowed there.
 public final class RulesRegistry: Sendable {
     private let byProject = Mutex<[String: ProjectRules]>([:])
     private let byDatabase = Mutex<[DatabaseID: ProjectRules]>([:])
+    private let fallback = Mutex<ProjectRules?>(nil)
 
     public init() {}
 
@@ -18,8 +20,18 @@ public final class RulesRegistry: Sendable {
 
     /// The rules requests to database `id` are checked against: its own, else its project's.
     public func rules(for id: DatabaseID) -> ProjectRules? {
-        byDatabase.withLock { $0[id] } ?? rules(forProject: id.project)
+        byDatabase.withLock { $0[id] } ?? rules(forProject: id.project) ?? fallback.withLock { $0 }
     }
+
+    /// The rules of every project that has none of its own (the JAR's `--rules`: a hot reload
+    /// through `PUT …:securityRules` then replaces them for that one project only, as the
+    /// official emulator does).
+    public func setDefault(_ rules: ProjectRules?) {
+        fallback.withLock { $0 = rules }
+    }
+
+    /// The default rules, if any.
+    public var defaultRules: ProjectRules? { fallback.withLock { $0 } }
 
     /// Replaces the rules of `project` (and with them its coverage counts), for all its
     /// databases: rules its databases had of their own are dropped, as the project-wide
