@@ -8,14 +8,17 @@ public final class DatabaseRegistry: Sendable {
     public let historyBudget: VersionHistoryBudget
     /// The data directory every database lives in (nil: in memory).
     public let store: DurableStore?
+    /// Sees every commit of every database here, from its creation (Cloud Functions triggers).
+    public let commitObserver: (any CommitObserver)?
     private let databases = Mutex<[DatabaseID: Database]>([:])
 
     /// With `store`, every database the directory holds is opened at once.
     public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                store: DurableStore? = nil) {
+                store: DurableStore? = nil, commitObserver: (any CommitObserver)? = nil) {
         self.clock = clock
         self.historyBudget = historyBudget
         self.store = store
+        self.commitObserver = commitObserver
         for id in store?.databaseIDs ?? [] { _ = database(id) }
     }
 
@@ -24,6 +27,7 @@ public final class DatabaseRegistry: Sendable {
         databases.withLock { dbs in
             if let db = dbs[id] { return db }
             let db = store?.database(id, clock: clock, historyBudget: historyBudget) ?? Database(id: id, clock: clock, historyBudget: historyBudget)
+            if let commitObserver { db.observeCommits(commitObserver) }
             dbs[id] = db
             return db
         }
@@ -31,6 +35,7 @@ public final class DatabaseRegistry: Sendable {
 
     /// Replaces (or installs) the database for `id`, e.g. with a fork.
     public func install(_ database: Database) {
+        if let commitObserver { database.observeCommits(commitObserver) }
         databases.withLock { $0[database.id] = database }
     }
 
