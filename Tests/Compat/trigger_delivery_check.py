@@ -6,7 +6,7 @@ threads, each owning its documents, with four triggers registered (1st gen write
 receives the events; every event must arrive exactly once and, per trigger and document, in
 commit order. The expected events come from a model of the official emulator's rules
 (recorded in Tests/Differential/recorded/triggers.json): 1st gen fires on changes of content,
-2nd gen on every document a write names.
+2nd gen on every document a write names (the delete of a missing document is a create there).
 
     trigger_delivery_check.py HEARTH_HOST FUNCTIONS_PORT
 """
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import functions  # noqa: E402
 
 HOST, FPORT = sys.argv[1], int(sys.argv[2])
-PROJECT = "demo-trigger-delivery"
+PROJECT = f"demo-trigger-delivery-{os.getpid()}"  # a fresh project each run
 DOCS = f"projects/{PROJECT}/databases/(default)/documents"
 WRITES, DOCUMENTS, THREADS = 1000, 50, 4
 TRIGGERS = {
@@ -82,7 +82,7 @@ def main():
             changed = not (old is None and new is None)
             for key, (gen, kind) in TRIGGERS.items():
                 fires = {("v1", "write"): changed, ("v1", "create"): old is None and new is not None,
-                         ("v2", "written"): True, ("v2", "deleted"): new is None}[(gen, kind)]
+                         ("v2", "written"): True, ("v2", "deleted"): old is not None and new is None}[(gen, kind)]
                 if fires:
                     expected[key].setdefault(doc, []).append((old, new))
         plans[t].append(batch)

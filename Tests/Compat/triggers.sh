@@ -13,11 +13,11 @@ cd "$(dirname "$0")/../.."
 CHECK=triggers
 source Tests/Compat/hearth-server.bash
 free_port() { python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"; }
-FUNCTIONS=$(free_port)
+FUNCTIONS=${TRIGGERS_FUNCTIONS_PORT:-$(free_port)}   # fixed ports for a local run: TRIGGERS_*_PORT, HEARTH_PORT
 curl -sf -X PUT "http://$HOST/emulator/v1/triggers:config" -d "{\"functionsEmulator\": \"127.0.0.1:$FUNCTIONS\"}" >/dev/null
 echo "== trigger cases against hearth serve at $HOST (Functions stand-in on :$FUNCTIONS)"
 python3 Tests/Differential/differential.py replay "$HOST" --log "$WORK/serve.log" --functions "$FUNCTIONS" --only triggers --brief
 echo "== 1,000 writes with triggers"
-python3 Tests/Compat/trigger_delivery_check.py "$HOST" "$(free_port)"
+python3 Tests/Compat/trigger_delivery_check.py "$HOST" "${TRIGGERS_DELIVERY_PORT:-$(free_port)}"
 stop_hearth
 echo "triggers: passed"

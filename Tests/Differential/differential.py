@@ -389,7 +389,8 @@ class Normaliser:
         # in between (that is timing): each read adds to the stream's sequence, which is
         # compared when the stream is closed.
         if step.get("kind") == "events":
-            return {"events": functions.normalise(a["events"], self)}
+            events = functions.normalise(a["events"], self)
+            return {"events": functions.server_times(events) if step.get("server_times") else events}
         if step.get("kind") in ("recv", "halfclose"):
             held = self.streams.setdefault(step["stream"], [])
             held += [self.value(m) for m in a.get("messages", [])]
@@ -412,6 +413,8 @@ class Normaliser:
                 out[h] = a["headers"].get(h.lower())
         if "json" in a:
             out["body"] = self.value(a["json"], generated=generated)
+            if step.get("server_times"):
+                out["body"] = functions.server_times(out["body"])
         elif "body" in a:
             out["body"] = a["body"]
         for k in ("code", "message", "messages", "debug", "trailers"):

@@ -149,7 +149,9 @@ def _value(b):
         elif num == 2:
             out["integerValue"] = str(v - (1 << 64) if v >= 1 << 63 else v)
         elif num == 3:
-            out["doubleValue"] = struct.unpack("<d", v)[0]
+            d = struct.unpack("<d", v)[0]
+            # As proto3 JSON writes them (NaN is not equal to itself in a comparison).
+            out["doubleValue"] = "NaN" if d != d else "Infinity" if d == float("inf") else "-Infinity" if d == float("-inf") else d
         elif num == 10:
             out["timestampValue"] = _timestamp(v)
         elif num == 17:
@@ -230,6 +232,18 @@ def _document_of(event):
         return json.loads(event["body"])["context"]["resource"]["name"]
     except (ValueError, KeyError, TypeError):
         return ""
+
+
+def server_times(v):
+    """Every timestampValue replaced by <server time>: for steps marked `server_times`, whose
+    only timestamp values are REQUEST_TIME transforms' results — a clock reading, which the
+    official emulator also keeps in milliseconds where Hearth keeps the commit time in
+    microseconds (known-differences.json: server-time-precision)."""
+    if isinstance(v, dict):
+        return {k: "<server time>" if k == "timestampValue" and isinstance(x, str) else server_times(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [server_times(x) for x in v]
+    return v
 
 
 def normalise(events, norm):

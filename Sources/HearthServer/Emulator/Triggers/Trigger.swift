@@ -31,16 +31,18 @@ struct Trigger: Sendable, Equatable {
     /// Whether a commit's change to `entry` fires this trigger. The official emulator
     /// (recorded: Tests/Differential/cases/triggers.py) fires 1st-gen triggers only for a
     /// change of content (never for a write that leaves a document as it was, nor the delete
-    /// of a missing one), and 2nd-gen triggers for every document a write names: an unchanged
-    /// write is an update, the delete of a missing document a delete.
+    /// of a missing one), and 2nd-gen triggers for every document a write names, classified
+    /// by the version before alone first: no version before is a create — the delete of a
+    /// missing document included —, then no version after a delete, else an update (an
+    /// unchanged write included).
     func fires(on entry: CommittedDocuments.Entry, in database: DatabaseID) -> Bool {
         guard database == self.database else { return false }
         if case .v1 = generation, !entry.changed { return false }
         switch change {
         case .written: break
-        case .created: guard entry.before == nil, entry.after != nil else { return false }
+        case .created: guard entry.before == nil else { return false }
         case .updated: guard entry.before != nil, entry.after != nil else { return false }
-        case .deleted: guard entry.after == nil else { return false }
+        case .deleted: guard entry.before != nil, entry.after == nil else { return false }
         }
         return pattern.matches(entry.key.path)
     }
