@@ -146,11 +146,11 @@ public final class HTTPClientConnection {
     }
 
     private var buffer: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 16_384)
 
     private func fill() throws(Failure) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let n = recv(fd, &chunk, chunk.count, 0)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 throw Failure(description: "\(host):\(port) did not answer within \(timeout) s", retryable: false)

@@ -147,7 +147,7 @@ private func v2Registration(_ type: String, _ document: String, match: String = 
     @Test func v1Body() throws {
         let trigger = try TriggerRegistration.v1(project: "p", key: "us-central1-f-0", body: Array(v1Registration("write", "users/{uid}").utf8))
         let event = TriggerEvent(trigger: trigger, database: db, entry: .init(key: DocumentKey(before.path), before: before, after: after, changed: true),
-                                 commitTime: after.updateTime, eventID: "id-1")
+                                 commitTime: after.updateTime, eventID: EventID("id-1"))
         let (headers, body) = event.request()
         #expect(headers.map(\.0) == ["Content-Type"])
         #expect(event.path == "/functions/projects/p/triggers/us-central1-f-0")
@@ -162,7 +162,7 @@ private func v2Registration(_ type: String, _ document: String, match: String = 
     @Test func v2CloudEvent() throws {
         let trigger = try TriggerRegistration.v2(project: "p", key: "k", body: Array(v2Registration("deleted.withAuthContext", "users/{uid}").utf8)).0
         let event = TriggerEvent(trigger: trigger, database: db, entry: .init(key: DocumentKey(before.path), before: before, after: nil, changed: true),
-                                 commitTime: after.updateTime, eventID: "id-2")
+                                 commitTime: after.updateTime, eventID: EventID("id-2"))
         let (headers, body) = event.request(now: Date(timeIntervalSince1970: 1_700_000_001.9))
         #expect(headers.map(\.0) == ["ce-specversion", "ce-type", "ce-source", "ce-id", "ce-subject", "ce-time", "ce-datacontenttype",
                                      "ce-dataschema", "ce-location", "ce-project", "ce-database", "ce-namespace", "ce-document",

@@ -7,7 +7,7 @@ import Synchronization
 /// (`PUT /emulator/v1/projects/{p}/triggers/{key}`, `POST …/eventarcTrigger?eventarcTriggerId=`,
 /// TriggerEndpoints.swift), and every committed write that matches one is POSTed to
 /// `http://{functionsEmulator}/functions/projects/{p}/triggers/{key}` (TriggerEvent.swift),
-/// asynchronously (TriggerDelivery.swift).
+/// asynchronously (TriggerDelivery.swift), the triggers kept by TriggerRegistry.swift.
 ///
 /// It sees every commit of every database of the emulator (a `CommitObserver` the
 /// `DatabaseRegistry` installs on each), whatever front end wrote: REST, gRPC, WebChannel,
@@ -32,13 +32,14 @@ public final class CloudFunctionsTriggers: CommitObserver, Sendable {
         public var retried: Int
     }
 
-    private let triggers = Mutex<[String: [Trigger]]>([:])
+    let registry = TriggerRegistry()
     private let active = Atomic<Bool>(false)
     let delivery: TriggerDelivery
 
     public init(requestLog: RequestLog = RequestLog(), functionsEmulator: String? = nil, paused: Bool = false,
                 policy: TriggerDeliveryPolicy = TriggerDeliveryPolicy()) {
-        delivery = TriggerDelivery(policy: policy, requestLog: requestLog, address: functionsEmulator, paused: paused)
+        delivery = TriggerDelivery(policy: policy, requestLog: requestLog, address: functionsEmulator, paused: paused,
+                                   registry: registry)
     }
 
     public var configuration: Configuration {
@@ -53,7 +54,7 @@ public final class CloudFunctionsTriggers: CommitObserver, Sendable {
     }
 
     public var statistics: Statistics {
-        Statistics(registered: triggers.withLock { $0.values.reduce(0) { $0 + $1.count } },
+        Statistics(registered: registry.count,
                    queued: delivery.queued, delivered: delivery.delivered.load(ordering: .relaxed),
                    failed: delivery.failed.load(ordering: .relaxed), dropped: delivery.dropped.load(ordering: .relaxed),
                    retried: delivery.retried.load(ordering: .relaxed))
@@ -67,7 +68,7 @@ public final class CloudFunctionsTriggers: CommitObserver, Sendable {
 
     /// The registered trigger keys of a project, in registration order.
     public func keys(project: String) -> [String] {
-        triggers.withLock { $0[project]?.map(\.key) ?? [] }
+        registry.keys(project: project)
     }
 
     /// Registers a trigger as the Functions emulator would (for embedders, tests and
@@ -90,41 +91,21 @@ public final class CloudFunctionsTriggers: CommitObserver, Sendable {
 
     /// Registers (or replaces: the Functions emulator re-registers a key on reload) a trigger.
     func register(_ trigger: Trigger) {
-        triggers.withLock { all in
-            var list = all[trigger.project] ?? []
-            if let i = list.firstIndex(where: { $0.key == trigger.key }) { list[i] = trigger } else { list.append(trigger) }
-            all[trigger.project] = list
-        }
+        registry.register(trigger)
         updateActive()
     }
 
     private func updateActive() {
-        let any = triggers.withLock { !$0.isEmpty }
-        active.store(any && delivery.address != nil, ordering: .relaxed)
+        active.store(!registry.isEmpty && delivery.address != nil, ordering: .relaxed)
     }
 
     // MARK: CommitObserver
 
     public var observesCommits: Bool { active.load(ordering: .relaxed) }
 
-    /// Under the commit lock: matches and queues, nothing more (the events' bodies are made
-    /// on the delivery threads).
+    /// Under the commit lock: hands the commit to the dispatching thread (one short lock, a
+    /// wake-up only if it sleeps), which matches it against the triggers and queues its events.
     public func committed(_ commit: CommittedDocuments) {
-        let candidates = triggers.withLock { $0[commit.database.project] } ?? []
-        guard !candidates.isEmpty else { return }
-        for entry in commit.entries {
-            var sharedID: String?
-            for trigger in candidates where trigger.fires(on: entry, in: commit.database) {
-                let id: String
-                if case .v1 = trigger.generation {
-                    if sharedID == nil { sharedID = UUID().uuidString.lowercased() }
-                    id = sharedID!
-                } else {
-                    id = UUID().uuidString.lowercased()
-                }
-                delivery.enqueue(TriggerEvent(trigger: trigger, database: commit.database, entry: entry,
-                                              commitTime: commit.commitTime, eventID: id))
-            }
-        }
+        delivery.admit(commit)
     }
 }

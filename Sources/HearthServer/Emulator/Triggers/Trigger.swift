@@ -2,8 +2,9 @@ import HearthCore
 
 /// One Cloud Functions trigger the Functions emulator registered (firebase-tools
 /// src/emulator/functionsEmulator.ts): a key (`{region}-{name}-{generation}`), what it
-/// fires on and which documents it watches.
-struct Trigger: Sendable, Equatable {
+/// fires on and which documents it watches. A class: every event of it holds one reference
+/// (copying its strings into each event cost a reference count each).
+final class Trigger: Sendable {
     enum Generation: Sendable, Equatable {
         /// 1st gen: a JSON `{data, context}` body (firebase-functions src/v1/providers/firestore.ts).
         case v1
@@ -27,6 +28,17 @@ struct Trigger: Sendable, Equatable {
     /// official emulator accepts and never fires).
     let database: DatabaseID?
     let pattern: TriggerPattern
+
+    init(key: String, project: String, generation: Generation, change: Change, eventType: String,
+         database: DatabaseID?, pattern: TriggerPattern) {
+        self.key = key
+        self.project = project
+        self.generation = generation
+        self.change = change
+        self.eventType = eventType
+        self.database = database
+        self.pattern = pattern
+    }
 
     /// Whether a commit's change to `entry` fires this trigger. The official emulator
     /// (recorded: Tests/Differential/cases/triggers.py) fires 1st-gen triggers only for a

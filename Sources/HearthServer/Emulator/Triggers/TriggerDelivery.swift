@@ -29,8 +29,10 @@ public struct TriggerDeliveryPolicy: Sendable, Equatable {
 }
 
 /// The delivery of trigger events to the Functions emulator, off the commit path: a commit
-/// only appends its events to a lane's queue (under a short lock; never waits, never does
-/// I/O); each lane's thread sends them one by one over a kept-alive connection. Bounded:
+/// only appends its documents to the intake (under a short lock; never waits, never does
+/// I/O, never matches); the dispatching thread matches them against the triggers and appends
+/// the events to their document's lane, in commit order; each lane's thread sends them one by
+/// one over a kept-alive connection. Bounded:
 /// `capacity` events wait at most (overflow is dropped and logged); an unreachable Functions
 /// emulator costs each event at most `maxAttempts` tries, and once a lane has given up on
 /// one event the next get a single try until one succeeds, so a dead endpoint drains the
@@ -39,6 +41,9 @@ final class TriggerDelivery: @unchecked Sendable {
     // @unchecked: each Lane's mutable state is only touched under its NSCondition.
     let policy: TriggerDeliveryPolicy
     private let lanes: [Lane]
+    /// Commits not yet matched, in commit order, for the dispatching thread.
+    private let intake = Intake()
+    private let registry: TriggerRegistry
     private let requestLog: RequestLog
     private let settings: Mutex<(address: String?, paused: Bool)>
     private let pending = Atomic<Int>(0)
@@ -54,14 +59,25 @@ final class TriggerDelivery: @unchecked Sendable {
         var queue: [TriggerEvent] = []
         var head = 0
         var started = false
+        /// Its thread waits for work (only then does a commit signal it).
+        var idle = false
         /// The last event given up on: the next get one try.
         var failing = false
         var connection: HTTPClientConnection?
         var connectionAddress: String?
     }
 
-    init(policy: TriggerDeliveryPolicy, requestLog: RequestLog, address: String?, paused: Bool) {
+    // @unchecked: touched only under `condition`.
+    private final class Intake: @unchecked Sendable {
+        let condition = NSCondition()
+        var commits: [CommittedDocuments] = []
+        var started = false
+        var idle = false
+    }
+
+    init(policy: TriggerDeliveryPolicy, requestLog: RequestLog, address: String?, paused: Bool, registry: TriggerRegistry) {
         self.policy = policy
+        self.registry = registry
         self.requestLog = requestLog
         lanes = (0..<policy.lanes).map { _ in Lane() }
         settings = Mutex((address, paused))
@@ -84,31 +100,97 @@ final class TriggerDelivery: @unchecked Sendable {
         }
     }
 
-    /// Queues an event (called under a commit lock: never blocks beyond the lane's lock).
-    func enqueue(_ event: TriggerEvent) {
+    /// Takes a commit's documents (called under its commit lock: one short lock, and a
+    /// wake-up only if the dispatching thread sleeps). A commit counts as one queued event
+    /// until it is matched.
+    func admit(_ commit: CommittedDocuments) {
         if pending.add(1, ordering: .relaxed).newValue > policy.capacity {
             pending.subtract(1, ordering: .relaxed)
             let n = dropped.add(1, ordering: .relaxed).newValue
             if n == 1 || n % 1000 == 0 {
-                HearthLog.warning("Cloud Functions triggers: the delivery queue is full (\(policy.capacity) events); dropped \(n) event(s) so far, the latest for \(event.trigger.key) on \(event.entry.key.path).")
+                HearthLog.warning("Cloud Functions triggers: the delivery queue is full (\(policy.capacity) events); dropped \(n) event(s) or commit(s) so far.")
             }
             return
         }
-        var hasher = Hasher()
-        hasher.combine(event.database.project)
-        hasher.combine(event.database.database)
-        hasher.combine(event.entry.key.path.segments)
-        let lane = lanes[Int(UInt(bitPattern: hasher.finalize()) % UInt(lanes.count))]
-        lane.condition.lock()
-        lane.queue.append(event)
-        if !lane.started {
-            lane.started = true
-            let thread = Thread { [self] in run(lane) }
-            thread.name = "hearth-triggers"
+        intake.condition.lock()
+        intake.commits.append(commit)
+        if !intake.started {
+            intake.started = true
+            let thread = Thread { [self] in dispatch() }
+            thread.name = "hearth-triggers-dispatch"
             thread.start()
         }
-        lane.condition.signal()
-        lane.condition.unlock()
+        if intake.idle { intake.condition.signal() }
+        intake.condition.unlock()
+    }
+
+    /// The dispatching thread: matches admitted commits in commit order, queues their events.
+    /// While commits keep coming it looks for more every millisecond rather than being woken
+    /// (a wake-up is a system call, as dear as a small commit); after 50 ms without one it
+    /// sleeps until a commit signals it.
+    private func dispatch() {
+        while true {
+            intake.condition.lock()
+            var polls = 0
+            while intake.commits.isEmpty {
+                if polls < 50 {
+                    polls += 1
+                    _ = intake.condition.wait(until: Date(timeIntervalSinceNow: 0.001))
+                } else {
+                    intake.idle = true
+                    intake.condition.wait()
+                }
+            }
+            intake.idle = false
+            let commits = intake.commits
+            intake.commits.removeAll(keepingCapacity: true)
+            intake.condition.unlock()
+            for commit in commits {
+                // The commit's unit of the bound passes to its first event (no moment where
+                // it is counted twice, or not at all).
+                enqueue(registry.events(for: commit), reserved: 1)
+            }
+        }
+    }
+
+    /// Queues events on their documents' lanes (each lane's lock taken once; its thread woken
+    /// only if it sleeps). The first `reserved` events are already counted in the bound.
+    func enqueue(_ events: [TriggerEvent], reserved: Int = 0) {
+        var byLane: [[TriggerEvent]] = Array(repeating: [], count: lanes.count)
+        var documentLane: (key: DocumentKey, lane: Int)?
+        if events.count < reserved { pending.subtract(reserved - events.count, ordering: .relaxed) }
+        for (n, event) in events.enumerated() {
+            if n >= reserved, pending.add(1, ordering: .relaxed).newValue > policy.capacity {
+                pending.subtract(1, ordering: .relaxed)
+                let n = dropped.add(1, ordering: .relaxed).newValue
+                if n == 1 || n % 1000 == 0 {
+                    HearthLog.warning("Cloud Functions triggers: the delivery queue is full (\(policy.capacity) events); dropped \(n) event(s) so far, the latest for \(event.trigger.key) on \(event.entry.key.path).")
+                }
+                continue
+            }
+            // A document's events are consecutive: hash its path once.
+            if documentLane?.key != event.entry.key {
+                var hasher = Hasher()
+                hasher.combine(event.database.project)
+                hasher.combine(event.database.database)
+                hasher.combine(event.entry.key.path.segments)
+                documentLane = (event.entry.key, Int(UInt(bitPattern: hasher.finalize()) % UInt(lanes.count)))
+            }
+            byLane[documentLane!.lane].append(event)
+        }
+        for (i, batch) in byLane.enumerated() where !batch.isEmpty {
+            let lane = lanes[i]
+            lane.condition.lock()
+            lane.queue.append(contentsOf: batch)
+            if !lane.started {
+                lane.started = true
+                let thread = Thread { [self] in run(lane) }
+                thread.name = "hearth-triggers"
+                thread.start()
+            }
+            if lane.idle { lane.condition.signal() }
+            lane.condition.unlock()
+        }
     }
 
     /// Waits until nothing is queued or being sent (tests, benchmarks); false on timeout.
@@ -125,8 +207,10 @@ final class TriggerDelivery: @unchecked Sendable {
         while true {
             lane.condition.lock()
             while lane.head == lane.queue.count || paused {
+                lane.idle = true
                 lane.condition.wait()
             }
+            lane.idle = false
             let event = lane.queue[lane.head]
             lane.head += 1
             if lane.head > 1024, lane.head * 2 > lane.queue.count {

@@ -1,6 +1,25 @@
 import Foundation
 import HearthCore
 import HearthGRPC
+import Synchronization
+
+/// An event id (a lower-case UUID), made when first read — on a delivery thread, not under
+/// the commit lock (a UUID reads the system's random source). One instance is shared by the
+/// events that carry the same id.
+final class EventID: Sendable {
+    private let value: Mutex<String?>
+
+    init(_ fixed: String? = nil) { value = Mutex(fixed) }
+
+    var text: String {
+        value.withLock { v in
+            if let v { return v }
+            let made = UUID().uuidString.lowercased()
+            v = made
+            return made
+        }
+    }
+}
 
 /// One event for one trigger: built under the commit lock from references (cheap), turned
 /// into its HTTP request on a delivery thread (`request`), as the official emulator sends it
@@ -12,7 +31,7 @@ struct TriggerEvent: Sendable {
     let commitTime: Timestamp
     /// 1st gen: one id per document of a commit, shared by every trigger it fires (as the
     /// official emulator does); 2nd gen: one per event.
-    let eventID: String
+    let eventID: EventID
 
     /// `/functions/projects/{p}/triggers/{key}` on the Functions emulator.
     var path: String { "/functions/projects/\(trigger.project)/triggers/\(trigger.key)" }
@@ -36,7 +55,7 @@ struct TriggerEvent: Sendable {
         if let before = entry.before { data.append(("oldValue", ProtoWrite.encode(before, database: database))) }
         data.append(("updateMask", .object([])))
         let context: [(String, JSON)] = [
-            ("eventId", .string(eventID)),
+            ("eventId", .string(eventID.text)),
             ("timestamp", .string(commitTime.rfc3339)),
             ("eventType", .string(trigger.eventType)),
             ("resource", .object([("name", .string(database.resourceName(entry.key.path))),
@@ -56,7 +75,7 @@ struct TriggerEvent: Sendable {
             ("ce-specversion", "1.0"),
             ("ce-type", trigger.eventType),
             ("ce-source", "//firestore.googleapis.com/projects/projects/\(database.project)/databases/\(database.database)"),
-            ("ce-id", eventID),
+            ("ce-id", eventID.text),
             ("ce-subject", "documents/\(path)"),
             ("ce-time", Self.seconds(now)),
             ("ce-datacontenttype", "application/protobuf"),
