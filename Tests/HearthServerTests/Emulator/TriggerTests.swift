@@ -236,6 +236,27 @@ private func v2Registration(_ type: String, _ document: String, match: String = 
         #expect(logged.contains { $0.path == "/functions/projects/p/triggers/us-central1-w-0" && $0.method == "POST providers/cloud.firestore/eventTypes/document.write" })
     }
 
+    /// A gRPC Commit (another front end, a batch of two documents) fires through the same
+    /// engine hook.
+    @Test func grpcCommitFires() throws {
+        let receiver = try Receiver()
+        let state = EmulatorState(functionsEmulator: receiver.address)
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state)
+        defer { server.stop() }
+        try state.triggers.register(key: "k", project: "grpc-test", eventType: "google.cloud.firestore.document.v1.written", document: "users/{uid}")
+        let client = try GRPCTestClient(port: server.port)
+        let db = DatabaseID(project: "grpc-test")
+        let r = try client.call("Commit", TestProto.message { w in
+            w.writeString(1, db.name)
+            for id in ["a", "b"] { w.writeMessage(2, TestProto.write(.set(path("users/\(id)"), MapValue([("n", .integer(1))])), db)) }
+        })
+        #expect(r.status == 0)
+        #expect(state.triggers.waitUntilIdle())
+        let got = receiver.wait(for: 2)
+        #expect(Set(got.compactMap { $0.header("ce-document") }) == ["users/a", "users/b"])
+        #expect(got.allSatisfy { $0.header("ce-project") == "grpc-test" && $0.path == "/functions/projects/grpc-test/triggers/k" })
+    }
+
     /// Pause through the endpoint: events wait; resume delivers them in order.
     @Test func pauseAndResume() throws {
         let receiver = try Receiver()
