@@ -29,6 +29,8 @@ public final class Database: Sendable {
         /// Past versions in the order they were superseded, for dropping the oldest.
         var history = VersionHistoryLog()
         var indexing: IndexingState
+        /// Who sees every commit (CommitObserver), if anyone.
+        var observer: (any CommitObserver)?
     }
 
     /// The declared indexes, how missing ones are reported, and what was learned.
@@ -194,9 +196,12 @@ public final class Database: Sendable {
             // Changes are only collected while someone listens or a log records them.
             let publishing = hub.isActive || acknowledging != nil
             var changed: [ChangeSet.Entry]? = publishing || journal != nil ? [] : nil
+            let observer = core.observer.flatMap { $0.observesCommits ? $0 : nil }
+            var observed: [CommittedDocuments.Entry]? = observer == nil ? nil : []
             let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
                                         keepsHistory: versionRetention > 0, history: &core.history, budget: historyBudget,
-                                        tombstones: &core.tombstones, changed: &changed, authorize: authorize)
+                                        tombstones: &core.tombstones, changed: &changed, observed: &observed,
+                                        authorize: authorize)
             core.lastCommit = commitTime
             core.state.readTime = commitTime
             core.history.trim(&core.state, horizon: Self.horizon(from: commitTime, retention: versionRetention), budget: historyBudget)
@@ -210,6 +215,9 @@ public final class Database: Sendable {
             if publishing, let changed, !changed.isEmpty || acknowledging != nil {
                 hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging,
                             keepingPending: keepingPending)
+            }
+            if let observer, let observed, !observed.isEmpty {
+                observer.committed(CommittedDocuments(database: id, commitTime: commitTime, entries: observed))
             }
             return result
         } }
@@ -268,6 +276,7 @@ public final class Database: Sendable {
                               history: inout VersionHistoryLog, budget: VersionHistoryBudget,
                               tombstones: inout [(time: Timestamp, key: DocumentKey)],
                               changed: inout [ChangeSet.Entry]?,
+                              observed: inout [CommittedDocuments.Entry]?,
                               authorize: CommitAuthorizer?) throws(FirestoreError) -> CommitResult
     {
         var touched: [Touched] = []
@@ -358,6 +367,11 @@ public final class Database: Sendable {
                 tombstones.append((commitTime, touched[i].key))
             }
         }
+        if observed != nil {
+            for t in touched where t.written {
+                observed!.append(CommittedDocuments.Entry(key: t.key, before: t.original, after: t.current, changed: !t.unchanged))
+            }
+        }
         let results = afterEach.map { entry -> WriteResult in
             guard let doc = entry.document else { return WriteResult(updateTime: nil, transformResults: entry.transforms) }
             // A document the commit left unchanged reports its previous update time.
@@ -386,6 +400,11 @@ public final class Database: Sendable {
 
     static func horizon(from now: Timestamp, retention: Double) -> Timestamp {
         Timestamp(microseconds: now.microseconds - Int64(retention * 1_000_000))
+    }
+
+    /// Reports every later commit (and restore) to `observer` (nil: to nobody), in commit order.
+    public func observeCommits(_ observer: (any CommitObserver)?) {
+        core.withLock { $0.observer = observer }
     }
 
     // MARK: Snapshots
@@ -418,7 +437,8 @@ public final class Database: Sendable {
             // The log's versions belong to the chains just replaced; the restored chains'
             // own past versions are the snapshot's (it holds them whatever happens here).
             core.history.release(historyBudget)
-            if hub.isActive || journal != nil {
+            let observer = core.observer.flatMap { $0.observesCommits ? $0 : nil }
+            if hub.isActive || journal != nil || observer != nil {
                 let changes = restored.changes(since: before)
                 // A log records the restore as a commit of its differences.
                 if let journal, journal.isWritable {
@@ -426,6 +446,11 @@ public final class Database: Sendable {
                 }
                 let entries = changes.map { ChangeSet.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after) }
                 if hub.isActive, !entries.isEmpty { hub.publish(ChangeSet(commitTime: commitTime, entries: entries, state: restored)) }
+                if let observer, !changes.isEmpty {
+                    observer.committed(CommittedDocuments(database: id, commitTime: commitTime, entries: changes.map {
+                        CommittedDocuments.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after, changed: true)
+                    }))
+                }
             }
             return (before, restored)
         } }

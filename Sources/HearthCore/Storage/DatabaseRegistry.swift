@@ -10,15 +10,19 @@ public final class DatabaseRegistry: Sendable {
     public let store: DurableStore?
     /// Runs around each database's commits (`Database.CommitScope`).
     public let commitScope: Database.CommitScope?
+    /// Sees every commit of every database here, from its creation (Cloud Functions triggers).
+    public let commitObserver: (any CommitObserver)?
     private let databases = Mutex<[DatabaseID: Database]>([:])
 
     /// With `store`, every database the directory holds is opened at once.
     public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                store: DurableStore? = nil, commitScope: Database.CommitScope? = nil) {
+                store: DurableStore? = nil, commitScope: Database.CommitScope? = nil,
+                commitObserver: (any CommitObserver)? = nil) {
         self.clock = clock
         self.commitScope = commitScope
         self.historyBudget = historyBudget
         self.store = store
+        self.commitObserver = commitObserver
         for id in store?.databaseIDs ?? [] { _ = database(id) }
     }
 
@@ -28,6 +32,7 @@ public final class DatabaseRegistry: Sendable {
             if let db = dbs[id] { return db }
             let db = store?.database(id, clock: clock, historyBudget: historyBudget, commitScope: commitScope)
                 ?? Database(id: id, clock: clock, historyBudget: historyBudget, commitScope: commitScope)
+            if let commitObserver { db.observeCommits(commitObserver) }
             dbs[id] = db
             return db
         }
@@ -35,6 +40,7 @@ public final class DatabaseRegistry: Sendable {
 
     /// Replaces (or installs) the database for `id`, e.g. with a fork.
     public func install(_ database: Database) {
+        if let commitObserver { database.observeCommits(commitObserver) }
         databases.withLock { $0[database.id] = database }
     }
 

@@ -21,6 +21,9 @@ import HearthTransport
 /// - `PUT /emulator/v1/projects/{p}:securityRules` with `{"rules": {"files": [{"name",
 ///   "content"}]}}` (`GET` returns them), `GET …:ruleCoverage[.html]` — security rules and
 ///   their coverage (EmulatorAPI+Rules.swift).
+/// - Cloud Functions triggers: `PUT /emulator/v1/projects/{p}/triggers/{key}`,
+///   `POST …/eventarcTrigger?eventarcTriggerId=`, `GET|PUT /emulator/v1/triggers:config`
+///   (Emulator/Triggers/TriggerEndpoints.swift).
 struct EmulatorAPI {
     let state: EmulatorState
 
@@ -43,6 +46,7 @@ struct EmulatorAPI {
             return learned(project: params.first("project"), database: params.first("database"))
         }
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if let r = try routeTriggers(request, rest: rest, parts: parts, params: params) { return r }
         guard parts.count >= 2, parts[0] == "projects", !parts[1].isEmpty else { return nil }
         if parts.count == 2, let colon = parts[1].firstIndex(of: ":") {
             let verb = parts[1][parts[1].index(after: colon)...]

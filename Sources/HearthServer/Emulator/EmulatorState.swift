@@ -15,6 +15,9 @@ public final class EmulatorState: Sendable {
     public let requestLog = RequestLog()
     /// The open Listen and Write streams and WebChannel sessions, with their targets.
     public let streams = OpenStreams()
+    /// Cloud Functions triggers: what the Functions emulator registered and the delivery of
+    /// their events (Emulator/Triggers). Sees every commit of every database.
+    public let triggers: CloudFunctionsTriggers
     private let indexSetup: Mutex<IndexSetup>
     private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
@@ -40,13 +43,19 @@ public final class EmulatorState: Sendable {
     ///   - historyLimit: the bytes every database's past versions may take together
     ///     (`--history-limit`).
     ///   - store: the data directory (`--data-dir`) every database lives in; nil in memory.
+    ///   - functionsEmulator: where trigger events go (`host:port`, the official emulator's
+    ///     `--functions_emulator`); nil: nowhere until `triggers.configure` names it.
+    ///   - triggersPaused: start with trigger delivery paused (events queue until resumed).
     public init(indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
-                historyLimit: Int = VersionHistoryBudget.defaultLimit, store: DurableStore? = nil) {
+                historyLimit: Int = VersionHistoryBudget.defaultLimit, store: DurableStore? = nil,
+                functionsEmulator: String? = nil, triggersPaused: Bool = false) {
         commitsWaitForDisk = store != nil
         clock = EmulatorClock()
-        // Every commit's fan-out to Listen streams wakes each event loop once, whoever commits.
+        triggers = CloudFunctionsTriggers(requestLog: requestLog, functionsEmulator: functionsEmulator, paused: triggersPaused)
+        // Every commit's fan-out to Listen streams wakes each event loop once, whoever commits;
+        // every commit reaches the triggers.
         registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store,
-                                    commitScope: { section in EventLoop.deferringWakeUps(section) })
+                                    commitScope: { section in EventLoop.deferringWakeUps(section) }, commitObserver: triggers)
         indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 

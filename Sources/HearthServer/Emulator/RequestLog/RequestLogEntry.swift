@@ -11,6 +11,9 @@ public struct RequestLogEntry: Sendable {
         case rest = "REST"
         case grpc = "gRPC"
         case webChannel = "WebChannel"
+        /// Not a request served but one made: a Cloud Functions trigger event delivered to
+        /// the Functions emulator (method: `POST <event type>`, path: the trigger's URL).
+        case trigger = "Trigger"
     }
 
     /// Who the request acted as, from its `Authorization` header or metadata.
