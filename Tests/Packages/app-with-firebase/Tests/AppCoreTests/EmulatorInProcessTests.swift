@@ -27,10 +27,15 @@ final class EmulatorInProcessTests: XCTestCase {
 
     /// One emulator for the whole test process, started once (in milliseconds).
     nonisolated(unsafe) static var emulator: EmbeddedEmulator!
+    nonisolated(unsafe) static var startFailure: String?
 
     override class func setUp() {
         super.setUp()
-        emulator = try? EmbeddedEmulator(.init(projects: [.init(project, rules: .contents(rules), seed: .contents(seed))]))
+        do {
+            emulator = try EmbeddedEmulator(.init(projects: [.init(project, rules: .contents(rules), seed: .contents(seed))]))
+        } catch {
+            startFailure = error.message  // each test reports it
+        }
     }
 
     override class func tearDown() {
@@ -40,7 +45,7 @@ final class EmulatorInProcessTests: XCTestCase {
 
     /// Every test starts from the seed: O(1), whatever the previous test wrote.
     override func setUp() async throws {
-        let emulator = try XCTUnwrap(Self.emulator, "the emulator did not start")
+        let emulator = try XCTUnwrap(Self.emulator, "the emulator did not start: \(Self.startFailure ?? "?")")
         emulator.reset()
     }
 
