@@ -14,7 +14,7 @@ public final class FirestoreSettings: @unchecked Sendable {
 }
 
 public final class Firestore: @unchecked Sendable {
-    nonisolated(unsafe) private static let shared = Firestore()
+    private static let shared = Firestore()
     public static func firestore() -> Firestore { shared }
     public var settings = FirestoreSettings()
     public func collection(_ collectionPath: String) -> CollectionReference { CollectionReference(path: collectionPath) }
