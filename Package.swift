@@ -4,17 +4,21 @@ import PackageDescription
 let package = Package(
     name: "Hearth",
     platforms: [.macOS(.v15), .iOS(.v18)],
+    // No product may reach a target named FirebaseFirestore: SwiftPM loads every target that
+    // any declared product reaches (whichever product a dependent uses) and refuses a graph
+    // where two packages declare the same target name — so such a product would break every
+    // app that also depends on firebase-ios-sdk (docs/ios-app-tests.md). hearth-bench is
+    // therefore not a declared product either (`swift run hearth-bench` still works here:
+    // a root package gets a product for each executable target).
     products: [
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "Hearth", targets: ["Hearth"]),
-        .library(name: "FirebaseFirestore", targets: ["FirebaseFirestore"]),
         .library(name: "HearthRules", targets: ["HearthRules"]),
         .library(name: "HearthTransport", targets: ["HearthTransport"]),
         .library(name: "HearthProtobuf", targets: ["HearthProtobuf"]),
         .library(name: "HearthGRPC", targets: ["HearthGRPC"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .executable(name: "hearth", targets: ["hearth"]),
-        .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     ],
     dependencies: [],
     targets: [
@@ -23,6 +27,9 @@ let package = Package(
         .target(name: "HearthProtobuf"),
         .target(name: "HearthCore", dependencies: ["HearthProtobuf"]),
         .target(name: "Hearth", dependencies: ["HearthCore", "HearthRules"]),
+        // `import FirebaseFirestore` for this package's own ScenarioTests and hearth-bench
+        // (one file re-exporting Hearth); outside users write `import Hearth`, or choose the
+        // drop-in name through a package of their own (docs/ios-app-tests.md).
         .target(name: "FirebaseFirestore", dependencies: ["Hearth"]),
         .target(name: "HearthRules", dependencies: ["HearthCore"]),
         // A seeded generator whose numbers are the same everywhere: the benchmark workload

@@ -50,7 +50,7 @@ final class LoopbackClient {
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
 
     init?(port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, tcpStreamType, 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = UInt16(port).bigEndian
@@ -74,7 +74,7 @@ final class LoopbackClient {
         let head = body.map { "\(method) \(path) HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: \($0.utf8.count)\r\n\r\n\($0)" }
             ?? "\(method) \(path) HTTP/1.1\r\nHost: bench\r\n\r\n"
         let request = Array(head.utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return 0 }
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, sendNoSignal) }) == request.count else { return 0 }
         var have = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + have, $0.count - have, 0) }

@@ -6,6 +6,10 @@
 import FirebaseFirestore
 import Foundation
 
+// A write to a connection the server closed fails with EPIPE instead of ending the process
+// (Linux's clients also pass MSG_NOSIGNAL; Darwin has no such flag: BenchSockets.swift).
+signal(SIGPIPE, SIG_IGN)
+
 struct Measurement {
     let workload: String
     let n: Int

@@ -16,8 +16,8 @@ let usage = """
                                               run rules test cases (`hearth rules --help`)
       help           print this message
 
-    The embedded engine is available today as a library: `import FirebaseFirestore`
-    (or `import Hearth`) and use `Firestore.inMemory()`.
+    The embedded engine is available as a library: `import Hearth` and use
+    `Firestore.inMemory()` (docs/ios-app-tests.md: under the name FirebaseFirestore).
     """
 
 let args = Array(CommandLine.arguments.dropFirst())

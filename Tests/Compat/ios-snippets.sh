@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compiles Google's iOS pipeline snippets (firebase/snippets-ios,
 # firestore/swift/firestore-smoketest/PipelineSnippets.swift), unchanged, against this
-# package's FirebaseFirestore module, with only a CoreLocation shim (ios-snippets/). The file
+# Hearth under the SDK's module name — a target named FirebaseFirestore that re-exports Hearth,
+# as docs/ios-app-tests.md has an app package do it — with only a CoreLocation shim
+# (ios-snippets/). The file
 # is third-party code and is not kept in this repository: set HEARTH_PIPELINE_SNIPPETS to a
 # copy of it. Without it (CI cannot reach GitHub) the check is skipped.
 set -euo pipefail
@@ -14,9 +16,10 @@ if [ -z "${HEARTH_PIPELINE_SNIPPETS:-}" ] || [ ! -f "$HEARTH_PIPELINE_SNIPPETS" 
 fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/Sources/Snippets" "$WORK/Sources/CoreLocation"
+mkdir -p "$WORK/Sources/Snippets" "$WORK/Sources/CoreLocation" "$WORK/Sources/FirebaseFirestore"
 cp "$HEARTH_PIPELINE_SNIPPETS" "$WORK/Sources/Snippets/PipelineSnippets.swift"
 cp Tests/Compat/ios-snippets/CoreLocationShim.swift "$WORK/Sources/CoreLocation/"
+cp Sources/FirebaseFirestore/FirebaseFirestore.swift "$WORK/Sources/FirebaseFirestore/"
 cat > "$WORK/Package.swift" <<SWIFT
 // swift-tools-version: 6.0
 import PackageDescription
@@ -25,7 +28,8 @@ let package = Package(
     dependencies: [.package(path: "$ROOT")],
     targets: [
         .target(name: "CoreLocation"),
-        .target(name: "Snippets", dependencies: ["CoreLocation", .product(name: "FirebaseFirestore", package: "$(basename "$ROOT")")],
+        .target(name: "FirebaseFirestore", dependencies: [.product(name: "Hearth", package: "$(basename "$ROOT")")]),
+        .target(name: "Snippets", dependencies: ["CoreLocation", "FirebaseFirestore"],
                 swiftSettings: [.swiftLanguageMode(.v5)]),
     ])
 SWIFT

@@ -42,6 +42,11 @@ public final class EmulatorServer: Sendable {
     /// Stops serving (idempotent).
     public func stop() { http.stop() }
 
+    /// After `stop()`: waits until the server's threads have ended and its descriptors are
+    /// closed, or `timeout` seconds passed; true when they did.
+    @discardableResult
+    public func waitUntilStopped(timeout: Double = 5) -> Bool { http.waitUntilStopped(timeout: timeout) }
+
     /// Calls `body` once the server has stopped (`stop()` or `POST /shutdown`).
     public func onStop(_ body: @escaping @Sendable () -> Void) { http.onStop(body) }
 }

@@ -39,6 +39,9 @@ public final class EventLoop: @unchecked Sendable {
     /// The loop thread's id (0 until it starts).
     private let threadID = Atomic<UInt>(0)
     private let wakeUps = Atomic<Int>(0)
+    /// Set as the loop's thread leaves `run()`, its selector closed: what waits for a
+    /// server's threads to end (`HTTPServer.waitUntilStopped`) reads it.
+    private let finished = Atomic<Bool>(false)
 
     // Loop thread only.
     private var timers = TimerQueue()
@@ -224,7 +227,12 @@ public final class EventLoop: @unchecked Sendable {
         }
         selector.close()
         readBuffer.deallocate()
+        finished.store(true, ordering: .releasing)
     }
+
+    /// The loop's thread has finished its work and closed its descriptors (only the
+    /// return from its start routine is left).
+    var hasFinished: Bool { finished.load(ordering: .acquiring) }
 
     private func dispatch(_ event: IOEvent) {
         let index = Int(UInt32(truncatingIfNeeded: event.token))

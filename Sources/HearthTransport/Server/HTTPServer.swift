@@ -97,6 +97,20 @@ public final class HTTPServer: Sendable {
         for cb in callbacks { cb() }
     }
 
+    /// After `stop()`: waits until every event loop has finished and every worker thread
+    /// has ended — the descriptors closed, nothing left running — or `timeout` seconds
+    /// passed (a handler still running holds its worker). True when all ended. Polls every
+    /// millisecond: it runs once per server, so a condition variable would buy nothing.
+    @discardableResult
+    public func waitUntilStopped(timeout: Double = 5) -> Bool {
+        let deadline = Monotonic.now() + Int64(timeout * 1e9)
+        while true {
+            if group.loops.allSatisfy(\.hasFinished) && context.pool.threadCount == 0 { return true }
+            if Monotonic.now() >= deadline { return false }
+            usleep(1000)
+        }
+    }
+
     /// Calls `body` once the server stops (immediately if it already has).
     public func onStop(_ body: @escaping @Sendable () -> Void) {
         let runNow = stopped.withLock { s -> Bool in

@@ -47,6 +47,13 @@ public final class WorkerPool: @unchecked Sendable {
         return threads - idle
     }
 
+    /// Threads started and not yet ended (busy or idle).
+    public var threadCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threads
+    }
+
     /// Jobs waiting for a thread.
     public var queuedCount: Int {
         condition.lock()

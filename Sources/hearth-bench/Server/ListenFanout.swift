@@ -120,7 +120,7 @@ final class ListenConnection: @unchecked Sendable {
 
     init(host: String, port: Int, tally: FanoutTally) throws {
         self.tally = tally
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, tcpStreamType, 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = UInt16(port).bigEndian
@@ -128,7 +128,7 @@ final class ListenConnection: @unchecked Sendable {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else { Glibc.close(fd); throw BenchError("connect \(host):\(port): errno \(errno)") }
+        guard rc == 0 else { closeDescriptor(fd); throw BenchError("connect \(host):\(port): errno \(errno)") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         // Preface, our SETTINGS (no push, 16 MiB stream windows), a 1 GiB connection window.
@@ -173,7 +173,7 @@ final class ListenConnection: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { closeDescriptor(fd) }
 
     private func readLoop() {
         var buffer: [UInt8] = []
@@ -254,7 +254,7 @@ final class ListenConnection: @unchecked Sendable {
         try sendLock.withLock {
             var sent = 0
             while sent < bytes.count {
-                let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, sendNoSignal) }
                 guard n > 0 else { throw BenchError("send failed on a Listen connection") }
                 sent += n
             }

@@ -225,7 +225,7 @@ enum HTTPProbe {
     /// One request on a fresh connection (`Connection: close`): status and body.
     static func request(host: String, port: Int, method: String, path: String, body: String? = nil,
                         timeout: Int = 30) throws -> (status: Int, body: [UInt8]) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, tcpStreamType, 0)
         guard fd >= 0 else { throw BenchError("socket: \(errno)") }
         defer { close(fd) }
         var addr = sockaddr_in()
@@ -245,7 +245,7 @@ enum HTTPProbe {
         let request = Array((head + "\r\n").utf8) + payload
         var sent = 0
         while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, sendNoSignal) }
             guard n > 0 else { throw BenchError("send to \(host):\(port) failed") }
             sent += n
         }
