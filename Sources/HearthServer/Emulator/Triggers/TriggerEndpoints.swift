@@ -15,7 +15,7 @@ extension EmulatorAPI {
         if rest == "triggers:config" {
             switch request.method {
             case "GET": return triggerConfig()
-            case "PUT", "POST", "PATCH": return try setTriggerConfig(RESTRouter.body(request))
+            case "PUT", "POST", "PATCH": return try setTriggerConfig(JSONRequestBody.parse(request))
             default: return nil
             }
         }

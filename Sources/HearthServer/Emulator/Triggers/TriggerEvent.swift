@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthGRPC
 import Synchronization
+import HearthProtobuf
 
 /// An event id (a lower-case UUID), made when first read — on a delivery thread, not under
 /// the commit lock (a UUID reads the system's random source). One instance is shared by the
