@@ -55,7 +55,7 @@ enum TriggerBenchmark {
                     HearthLog.setHandler { _, _ in }
                     triggers.configure(functionsEmulator: .some(nil), paused: false)
                     _ = triggers.waitUntilIdle(timeout: .seconds(120))
-                    HearthLog.setHandler(HearthLog.standardError)
+                    HearthLog.setHandler(HearthLog.standardStreams)
                 }
                 if mode == "delivering" {
                     _ = triggers.waitUntilIdle(timeout: .seconds(120))
