@@ -6,15 +6,15 @@
 #     as known-differences.json says;
 #  2. 1,000 writes with four triggers (trigger_delivery_check.py): every event delivered
 #     once, in per-document order.
-# Hearth is pointed at the stand-in with PUT /emulator/v1/triggers:config (what
-# `--functions_emulator` sets at start).
+# Hearth is pointed at the first stand-in with `--functions_emulator`, as firebase-tools
+# starts the emulator, and at the second with PUT /emulator/v1/triggers:config.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CHECK=triggers
-source Tests/Compat/hearth-server.bash
 free_port() { python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"; }
 FUNCTIONS=${TRIGGERS_FUNCTIONS_PORT:-$(free_port)}   # fixed ports for a local run: TRIGGERS_*_PORT, HEARTH_PORT
-curl -sf -X PUT "http://$HOST/emulator/v1/triggers:config" -d "{\"functionsEmulator\": \"127.0.0.1:$FUNCTIONS\"}" >/dev/null
+SERVE_ARGS=(--functions_emulator "127.0.0.1:$FUNCTIONS")
+source Tests/Compat/hearth-server.bash
 echo "== trigger cases against hearth serve at $HOST (Functions stand-in on :$FUNCTIONS)"
 python3 Tests/Differential/differential.py replay "$HOST" --log "$WORK/serve.log" --functions "$FUNCTIONS" --only triggers --brief
 echo "== 1,000 writes with triggers"
