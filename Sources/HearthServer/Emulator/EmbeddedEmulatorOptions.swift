@@ -2,31 +2,14 @@ import HearthCore
 import HearthTransport
 
 /// What an `EmbeddedEmulator` starts with: the part of `hearth serve`'s flags a test
-/// process needs, as a value (docs/ios-app-tests.md). Plain data — reading and compiling
-/// the files it names happens in `EmbeddedEmulator.init`, which reports what is wrong.
+/// process needs, as a value (docs/ios-app-tests.md). Plain data: `configuration` turns it
+/// into the `EmulatorConfiguration` every way of starting the emulator uses, and reading
+/// and compiling what it names happens at start-up, which reports what is wrong.
 public struct EmbeddedEmulatorOptions: Sendable {
     /// A file's contents, given inline or by path (read when the emulator starts).
-    public enum Input: Sendable, Equatable {
-        case contents(String)
-        case file(String)
-    }
-
-    /// One project's set-up: its security rules (every database of the project), its
-    /// composite indexes (`firestore.indexes.json`) and the Hearth JSON documents
-    /// (docs/formats.md) its `(default)` database starts with.
-    public struct Project: Sendable {
-        public var id: String
-        public var rules: Input?
-        public var indexes: Input?
-        public var seed: Input?
-
-        public init(_ id: String, rules: Input? = nil, indexes: Input? = nil, seed: Input? = nil) {
-            self.id = id
-            self.rules = rules
-            self.indexes = indexes
-            self.seed = seed
-        }
-    }
+    public typealias Input = EmulatorConfiguration.Input
+    /// One project's set-up: rules, composite indexes, seed documents.
+    public typealias Project = EmulatorConfiguration.ProjectSetup
 
     /// The address to bind: loopback by default, as a test wants it.
     public var host: String
@@ -36,8 +19,8 @@ public struct EmbeddedEmulatorOptions: Sendable {
     /// project a client names works too, empty and without rules.
     public var projects: [Project]
     /// An export loaded at start (`--import`): the official emulator's or gcloud's export,
-    /// a firebase-tools export folder, or a Hearth JSON file (into the first project; an
-    /// export goes into the project it was taken from).
+    /// a firebase-tools export folder, or a Hearth JSON file — into the first project, as
+    /// `hearth serve --import PATH --project ID` loads it.
     public var importPath: String?
     /// Keep every database in this directory (`--data-dir`): a later emulator on the same
     /// directory starts with what this one left. Nil (the default) keeps everything in memory.
@@ -61,5 +44,26 @@ public struct EmbeddedEmulatorOptions: Sendable {
         self.indexMode = indexMode
         self.historyLimit = historyLimit
         self.limits = limits
+    }
+
+    /// The emulator's configuration: these settings, no console, nothing printed, no export
+    /// on exit — what a test process wants.
+    public var configuration: EmulatorConfiguration {
+        var c = EmulatorConfiguration()
+        c.host = host
+        c.port = port
+        c.projects = projects
+        if let first = projects.first {
+            c.project = first.id
+            c.projectIsExplicit = true
+        }
+        c.importPath = importPath
+        c.dataDirectory = dataDirectory
+        c.indexMode = indexMode
+        c.historyLimit = historyLimit
+        c.limits = limits
+        c.console = false
+        c.output = .silent
+        return c
     }
 }

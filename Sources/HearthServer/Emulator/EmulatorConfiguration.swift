@@ -100,6 +100,36 @@ public struct EmulatorConfiguration: Sendable {
     /// Where start-up lines go (loaded N documents, listening on …): stdout by default.
     public var output: Output = .standardStreams
 
+    // MARK: Projects set up in code
+
+    /// Projects an embedder sets up (`EmbeddedEmulator`'s options): each one's rules,
+    /// composite indexes and seed documents, given inline or by path. Applied after
+    /// everything the flags above load.
+    public var projects: [ProjectSetup] = []
+
+    /// A file's contents, given inline or by path (read at start-up).
+    public enum Input: Sendable, Equatable {
+        case contents(String)
+        case file(String)
+    }
+
+    /// One project's set-up: its security rules (every database of the project), its
+    /// composite indexes (`firestore.indexes.json`) and the Hearth JSON documents
+    /// (docs/formats.md) its `(default)` database starts with.
+    public struct ProjectSetup: Sendable {
+        public var id: String
+        public var rules: Input?
+        public var indexes: Input?
+        public var seed: Input?
+
+        public init(_ id: String, rules: Input? = nil, indexes: Input? = nil, seed: Input? = nil) {
+            self.id = id
+            self.rules = rules
+            self.indexes = indexes
+            self.seed = seed
+        }
+    }
+
     public init() {}
 
     /// What start-up tells the user, and how long work shows progress.
@@ -117,6 +147,9 @@ public struct EmulatorConfiguration: Sendable {
             self.warning = warning
             self.progress = progress
         }
+
+        /// Says nothing (an embedder's tests); progress is not shown either.
+        public static let silent = Output(line: { _ in }, warning: { _ in }, progress: { _ in SilentProgress() })
 
         public static let standardStreams = Output(
             line: { print($0); fflush(nil) },
@@ -149,5 +182,12 @@ public protocol EmulatorProgress: Sendable {
 struct SummaryProgress: EmulatorProgress {
     func update(_ count: Int) {}
     func finish(_ summary: String) { print("hearth: \(summary)"); fflush(nil) }
+    func abandon() {}
+}
+
+/// Progress that shows nothing (`Output.silent`).
+struct SilentProgress: EmulatorProgress {
+    func update(_ count: Int) {}
+    func finish(_ summary: String) {}
     func abandon() {}
 }

@@ -20,7 +20,9 @@ public final class EmbeddedEmulator: Sendable {
     public let server: EmulatorServer
     /// The first configured project: the one a test usually names.
     public let projectID: String
-    private let store: DurableStore?
+    /// The emulator every way of starting one goes through, built from the options'
+    /// `configuration`.
+    private let instance: EmulatorInstance
     /// The data right after start-up (seeds and import applied): what `reset()` goes back to.
     private let initial: Snapshot
     private let stopped = Mutex(false)
@@ -36,32 +38,13 @@ public final class EmbeddedEmulator: Sendable {
     /// the data directory cannot be opened, or the address cannot be bound.
     public init(_ options: EmbeddedEmulatorOptions = EmbeddedEmulatorOptions()) throws(EmbeddedEmulatorError) {
         guard let first = options.projects.first else { throw EmbeddedEmulatorError("no project configured") }
-        var store: DurableStore?
-        if let dir = options.dataDirectory {
-            do { store = try DurableStore.open(directory: dir) } catch {
-                throw EmbeddedEmulatorError("cannot open the data directory \(dir): \(error.message)")
-            }
+        let instance: EmulatorInstance
+        do { instance = try EmulatorInstance(options.configuration) } catch { throw EmbeddedEmulatorError(error.message) }
+        do { server = try instance.start() } catch {
+            instance.close()
+            throw EmbeddedEmulatorError(error.message)
         }
-        do throws(EmbeddedEmulatorError) {
-            let state = EmulatorState(indexMode: options.indexMode, historyLimit: options.historyLimit, store: store)
-            for project in options.projects { try Self.setUp(project, in: state) }
-            if let path = options.importPath {
-                let isHearthJSON: Bool
-                if case .hearthJSON? = try? ImportSource.locate(path) { isHearthJSON = true } else { isHearthJSON = false }
-                do { _ = try state.importData(path, project: isHearthJSON ? first.id : nil) } catch {
-                    throw EmbeddedEmulatorError("cannot import \(path): \(error.message)")
-                }
-            }
-            do {
-                server = try EmulatorServer(host: options.host, port: options.port, state: state, limits: options.limits)
-            } catch {
-                throw EmbeddedEmulatorError("cannot listen on \(options.host):\(options.port): \(error)")
-            }
-        } catch {
-            store?.close()
-            throw error
-        }
-        self.store = store
+        self.instance = instance
         projectID = first.id
         initial = Self.capture(server.state)
     }
@@ -101,48 +84,15 @@ public final class EmbeddedEmulator: Sendable {
     /// directory. Idempotent.
     public func stop() {
         guard stopped.withLock({ s in defer { s = true }; return !s }) else { return }
-        server.stop()
+        instance.stop()
         server.waitUntilStopped()
-        store?.close()
+        instance.close()
     }
 
     deinit { stop() }
 
     private static func capture(_ state: EmulatorState) -> Snapshot {
         Snapshot(databases: Dictionary(state.registry.all.map { ($0.id, $0.snapshot()) }, uniquingKeysWith: { a, _ in a }))
-    }
-
-    private static func setUp(_ project: EmbeddedEmulatorOptions.Project, in state: EmulatorState) throws(EmbeddedEmulatorError) {
-        if let indexes = project.indexes {
-            let (name, text) = try read(indexes, default: "firestore.indexes.json")
-            do { state.setIndexes(try IndexConfiguration(json: Data(text.utf8)), forProject: project.id) } catch {
-                throw EmbeddedEmulatorError("\(name): \(error.message)")
-            }
-        }
-        if let rules = project.rules {
-            let (name, text) = try read(rules, default: "firestore.rules")
-            do { state.rules.set(try ProjectRules(ProjectRules.File(name: name, content: text)), forProject: project.id) } catch {
-                throw EmbeddedEmulatorError("\(name) does not compile:\n\(error)")
-            }
-        }
-        if let seed = project.seed {
-            let (name, text) = try read(seed, default: "seed")
-            do { _ = try SeedLoader.load(Data(text.utf8), into: state.database(DatabaseID(project: project.id))) } catch {
-                throw EmbeddedEmulatorError("\(name): \(error.message)")
-            }
-        }
-    }
-
-    /// An input's name (for messages) and text.
-    private static func read(_ input: EmbeddedEmulatorOptions.Input, default name: String) throws(EmbeddedEmulatorError) -> (String, String) {
-        switch input {
-        case .contents(let text): return (name, text)
-        case .file(let path):
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-                throw EmbeddedEmulatorError("cannot read \(path)")
-            }
-            return (path, text)
-        }
     }
 }
 

@@ -40,6 +40,7 @@ public final class EmulatorInstance: Sendable {
             try importData()
             try loadSeed()
             try loadDocumentedApps()
+            for project in c.projects { try setUp(project) }
         } catch {
             store?.close()
             throw error
@@ -310,6 +311,40 @@ public final class EmulatorInstance: Sendable {
             let n = try SeedLoader.load(data, into: state.database(DatabaseID(project: c.project)))
             c.output.line("loaded \(n) documents from \(seed) into projects/\(c.project)/databases/(default)")
         } catch { throw .data("\(seed): \(error.message)") }
+    }
+
+    /// A project set up in code: its indexes, rules and seed, each inline or from a file.
+    private func setUp(_ project: EmulatorConfiguration.ProjectSetup) throws(EmulatorConfiguration.Problem) {
+        if let indexes = project.indexes {
+            let (name, text) = try Self.contents(of: indexes, default: "firestore.indexes.json")
+            do { state.setIndexes(try IndexConfiguration(json: Data(text.utf8)), forProject: project.id) } catch {
+                throw .data("\(name): \(error.message)")
+            }
+        }
+        if let rules = project.rules {
+            let (name, text) = try Self.contents(of: rules, default: "firestore.rules")
+            do { state.rules.set(try ProjectRules(ProjectRules.File(name: name, content: text)), forProject: project.id) } catch {
+                throw .data("\(name) does not compile:\n\(error)")
+            }
+        }
+        if let seed = project.seed {
+            let (name, text) = try Self.contents(of: seed, default: "seed")
+            do { _ = try SeedLoader.load(Data(text.utf8), into: state.database(DatabaseID(project: project.id))) } catch {
+                throw .data("\(name): \(error.message)")
+            }
+        }
+    }
+
+    /// An input's name (for messages) and text.
+    private static func contents(of input: EmulatorConfiguration.Input, default name: String) throws(EmulatorConfiguration.Problem) -> (String, String) {
+        switch input {
+        case .contents(let text): return (name, text)
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+                throw .data("cannot read \(path)")
+            }
+            return (path, text)
+        }
     }
 
     /// The documented apps of the checkout `documentedApps` names: each `Seeds/<app>/` as
