@@ -134,18 +134,32 @@ struct RESTRouter {
         routes.first { $0.method == request.method && $0.verb == address.verb && $0.takes(address.path) }
     }
 
-    /// Where `request` runs: its route's operation decides; what matches no route (an
-    /// error or a 404, answered at once) runs inline.
-    static func placement(_ request: HTTPRequest, commitsWaitForDisk: Bool) -> HandlerPlacement {
-        guard let address = try? address(of: request), let route = route(request, at: address) else { return .inline }
-        return route.operation.placement(commitsWaitForDisk: commitsWaitForDisk)
+    /// A request read once, when it arrives: its address (or why it has none) and the route
+    /// that takes it. The transport asks where it runs before it runs, and the handler then
+    /// reuses what was read.
+    struct Resolution: Sendable {
+        let address: Result<Address?, FirestoreError>
+        let route: Route?
+
+        /// Its route's operation decides; what matches no route (an error or a 404,
+        /// answered at once) runs inline.
+        func placement(commitsWaitForDisk: Bool) -> HandlerPlacement {
+            route?.operation.placement(commitsWaitForDisk: commitsWaitForDisk) ?? .inline
+        }
     }
 
-    /// Answers `request`, or nil when no route takes it (the caller answers 404). The
-    /// service is made before the route is chosen, as the official emulator answers every
-    /// request of a project whose rules do not compile with that failure.
-    func route(_ request: HTTPRequest, auth: AuthContext) throws(FirestoreError) -> HTTPResponse? {
-        guard let address = try Self.address(of: request) else { return nil }
+    static func resolve(_ request: HTTPRequest) -> Resolution {
+        let address = Result { () throws(FirestoreError) -> Address? in try Self.address(of: request) }
+        let route = (try? address.get()).flatMap { $0 }.flatMap { Self.route(request, at: $0) }
+        return Resolution(address: address, route: route)
+    }
+
+    /// Answers `request` as `resolution` read it, or nil when no route takes it (the caller
+    /// answers 404). The service is made before the route is chosen, as the official
+    /// emulator answers every request of a project whose rules do not compile with that
+    /// failure.
+    func route(_ request: HTTPRequest, auth: AuthContext, _ resolution: Resolution) throws(FirestoreError) -> HTTPResponse? {
+        guard let address = try resolution.address.get() else { return nil }
         let api = DocumentsAPI(service: try DocumentService(state: state, database: address.database, auth: auth))
         let params = try QueryParameters(request.query)
         if let verb = address.verb {
@@ -157,7 +171,7 @@ struct RESTRouter {
                 _ = try address.named(address.path, .documentParent)
             }
         }
-        guard let route = Self.route(request, at: address) else { return nil }
+        guard let route = resolution.route else { return nil }
         return try route.handle(api, address, request, params)
     }
 }

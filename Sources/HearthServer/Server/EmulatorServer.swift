@@ -21,9 +21,8 @@ public final class EmulatorServer: Sendable {
         let handler = RequestHandler(state: state, webChannel: webChannel)
         let box = ServerBox()
         let grpc = GRPCRouter(services: [FirestoreGRPCService(state: state)])
-        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc,
-                              placement: { handler.placement($0) }) { request in
-            handler.handle(request, stop: { box.server?.stop() })
+        http = try HTTPServer(host: host, port: port, limits: limits, http2: grpc) { request in
+            handler.route(request, stop: { box.server?.stop() })
         }
         box.server = http
         self.webChannel = webChannel
@@ -61,29 +60,33 @@ struct RequestHandler: Sendable {
     let state: EmulatorState
     let webChannel: WebChannelService
 
-    func handle(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
+    /// Where a request runs and what answers it, from one reading of it: a REST request
+    /// where its route's operation says (the same place as the same work over gRPC); the
+    /// trivial answers on the event loop; WebChannel and the emulator endpoints (exports,
+    /// imports, resets) on the worker pool.
+    func route(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPRoute {
+        if request.method == "OPTIONS" || (request.method == "GET" && request.path == "/") {
+            return HTTPRoute(.inline) { handle($0, rest: nil, stop: stop) }
+        }
+        guard request.path.hasPrefix("/v1/") else { return HTTPRoute(.pool) { handle($0, rest: nil, stop: stop) } }
+        let rest = RESTRouter.resolve(request)
+        return HTTPRoute(rest.placement(commitsWaitForDisk: state.commitsWaitForDisk)) { handle($0, rest: rest, stop: stop) }
+    }
+
+    func handle(_ request: HTTPRequest, rest: RESTRouter.Resolution?, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         var response: HTTPResponse
         // While no console watches, the atomic load of `isObserved` is all this costs.
         if state.requestLog.isObserved, request.path.hasPrefix("/v1/"), let trace = state.requestLog.begin(
             .rest, method: request.method, path: PercentDecoding.decode(request.path) ?? String(request.path),
             authorization: request.header("authorization")) {
-            response = RequestTrace.$current.withValue(trace) { respond(request, stop: stop) }
+            response = RequestTrace.$current.withValue(trace) { respond(request, rest: rest, stop: stop) }
             state.requestLog.record(trace.finish(code: trace.failure?.code ?? (response.status < 400 ? .ok : .notFound),
                                                  httpStatus: response.status, message: trace.failure?.message))
         } else {
-            response = respond(request, stop: stop)
+            response = respond(request, rest: rest, stop: stop)
         }
         response.headers += CORS.headers(for: request)
         return response
-    }
-
-    /// Where a request runs: a REST request where its route's operation says (the same
-    /// place as the same work over gRPC); the trivial answers on the event loop; WebChannel
-    /// and the emulator endpoints (exports, imports, resets) on the worker pool.
-    func placement(_ request: HTTPRequest) -> HandlerPlacement {
-        if request.method == "OPTIONS" || (request.method == "GET" && request.path == "/") { return .inline }
-        guard request.path.hasPrefix("/v1/") else { return .pool }
-        return RESTRouter.placement(request, commitsWaitForDisk: state.commitsWaitForDisk)
     }
 
     /// A text body with no content type, as the official emulator writes `Ok` and `Not Found`.
@@ -91,7 +94,7 @@ struct RequestHandler: Sendable {
         HTTPResponse(status: status, body: Array(text.utf8))
     }
 
-    private func respond(_ request: HTTPRequest, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
+    private func respond(_ request: HTTPRequest, rest: RESTRouter.Resolution?, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
         if request.method == "OPTIONS" { return CORS.preflight(request) }
         let path = request.path
         do {
@@ -105,7 +108,7 @@ struct RequestHandler: Sendable {
             if let kind = WebChannelService.kind(of: path) { return webChannel.handle(request, kind: kind) }
             if path.hasPrefix("/v1/") {
                 let auth = try AuthContext.parse(request.header("authorization"))
-                if let r = try RESTRouter(state: state).route(request, auth: auth) { return r }
+                if let r = try RESTRouter(state: state).route(request, auth: auth, rest ?? RESTRouter.resolve(request)) { return r }
             } else if path.hasPrefix("/emulator/v1/") {
                 if let r = try EmulatorAPI(state: state).route(request) { return r }
             }

@@ -157,13 +157,14 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
         }
         handling = true
         let app = app
-        switch app.placement(request) {
+        let route = app.router(request)
+        switch route.placement {
         case .inline:
-            handled(slot, app.handler(request))
+            handled(slot, route.respond(request))
         case .pool:
             let loop = connection.loop
             let accepted = app.pool.submit { [self] in
-                let response = app.handler(request)
+                let response = route.respond(request)
                 loop.execute { [self] in handled(slot, response) }
             }
             if !accepted { handled(slot, .text(503, "The server is busy: too many requests are waiting. Try again.\n")) }

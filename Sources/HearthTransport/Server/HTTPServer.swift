@@ -26,13 +26,22 @@ public final class HTTPServer: Sendable {
         var callbacks: [@Sendable () -> Void] = []
     }
 
-    /// Binds and starts serving. `placement` says where an HTTP/1.1 request's handler runs
-    /// (on the worker pool unless said otherwise). Throws when the address cannot be bound
-    /// or the threads cannot start.
+    /// Binds and starts serving one handler, run where `placement` says (on the worker pool
+    /// unless said otherwise). Throws when the address cannot be bound or the threads
+    /// cannot start.
+    public convenience init(host: String, port: Int, limits: HTTPLimits = HTTPLimits(),
+                            http2: (any HTTP2StreamHandler)? = nil,
+                            placement: @escaping @Sendable (HTTPRequest) -> HandlerPlacement = { _ in .pool },
+                            handler: @escaping Handler) throws {
+        try self.init(host: host, port: port, limits: limits, http2: http2, router: { HTTPRoute(placement($0), handler) })
+    }
+
+    /// Binds and starts serving: `router` reads each HTTP/1.1 request once and says where it
+    /// runs and what answers it. Throws when the address cannot be bound or the threads
+    /// cannot start.
     public init(host: String, port: Int, limits: HTTPLimits = HTTPLimits(),
                 http2: (any HTTP2StreamHandler)? = nil,
-                placement: @escaping @Sendable (HTTPRequest) -> HandlerPlacement = { _ in .pool },
-                handler: @escaping Handler) throws {
+                router: @escaping @Sendable (HTTPRequest) -> HTTPRoute) throws {
         var limits = limits
         limits.maxConnections = min(limits.maxConnections, max(1, Self.descriptorLimit() - 32))
         let (fd, bound) = try Socket.listen(host: host, port: port)
@@ -50,7 +59,7 @@ public final class HTTPServer: Sendable {
         self.port = bound
         self.limits = limits
         self.group = group
-        context = ServerContext(limits: limits, http1: HTTPApplication(limits: limits, handler: handler, placement: placement, pool: pool),
+        context = ServerContext(limits: limits, http1: HTTPApplication(limits: limits, router: router, pool: pool),
                                 http2: http2, pool: pool)
         listener = Listener(fd: fd, group: group, context: context)
         let listener = listener

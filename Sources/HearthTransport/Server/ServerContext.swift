@@ -3,8 +3,7 @@ import Synchronization
 /// What an HTTP/1.1 connection serves: the handler, where it runs, the limits.
 struct HTTPApplication: Sendable {
     let limits: HTTPLimits
-    let handler: HTTPServer.Handler
-    let placement: @Sendable (HTTPRequest) -> HandlerPlacement
+    let router: @Sendable (HTTPRequest) -> HTTPRoute
     let pool: WorkerPool
 }
 
