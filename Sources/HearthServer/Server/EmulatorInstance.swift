@@ -82,8 +82,12 @@ public final class EmulatorInstance: Sendable {
         }
         c.output.line("hearth serve: Firestore REST and gRPC APIs listening on \(main.address)")
         if all.count > 1 { c.output.line("hearth serve: and on \(all[1].address) (--webchannel_port)") }
-        if let port = c.webSocketPort { c.output.line("hearth serve: --websocket_port \(port) noted (the request feed is not served yet)") }
-        if let f = c.functionsEmulator { c.output.line("hearth serve: --functions_emulator \(f) noted (triggers are not delivered yet)") }
+        if let port = c.webSocketPort {
+            c.output.line("hearth serve: --websocket_port \(port) noted (the request feed is not served yet)")
+        }
+        if let f = c.functionsEmulator {
+            c.output.line("hearth serve: --functions_emulator \(f) noted (triggers are not delivered yet)")
+        }
         c.output.line("export FIRESTORE_EMULATOR_HOST=\(main.address)")
         if let readyFile = c.readyFile {
             do { try Data((main.address + "\n").utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
