@@ -98,7 +98,11 @@ enum ExecCommand {
     /// their defaults, which this process ignores (its dispatch sources handle them).
     private static func runCommand(_ command: [String], environment: [String: String],
                                    stopping instance: EmulatorInstance) -> Int32 {
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil  // an opaque pointer there, a struct in glibc
+        #else
         var attributes = posix_spawnattr_t()
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t(), empty = sigset_t()
