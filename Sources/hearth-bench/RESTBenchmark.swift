@@ -66,8 +66,14 @@ final class LoopbackClient {
     deinit { close(fd) }
 
     /// Sends a GET and reads the whole response; returns its status (0 on failure).
-    func get(_ path: String) -> Int {
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+    func get(_ path: String) -> Int { request("GET", path) }
+
+    /// Sends a request (a JSON body when given) and reads the whole response; returns its
+    /// status (0 on failure).
+    func request(_ method: String, _ path: String, body: String? = nil) -> Int {
+        let head = body.map { "\(method) \(path) HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: \($0.utf8.count)\r\n\r\n\($0)" }
+            ?? "\(method) \(path) HTTP/1.1\r\nHost: bench\r\n\r\n"
+        let request = Array(head.utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return 0 }
         var have = 0
         while true {

@@ -66,6 +66,7 @@ while let arg = args.popFirst() {
     case "--repeat": repeats = max(0, Int(args.popFirst() ?? "") ?? 0)
     case "--rules": RulesBenchmark.printResults(); exit(0)
     case "--rest": RESTBenchmark.printResults(); exit(0)
+    case "--triggers": TriggerBenchmark.printResults(basePort: Int(args.popFirst() ?? "") ?? 0); exit(0)
     case "--updates": updates = Int(args.popFirst() ?? "") ?? updates
     case "--limit":
         let v = args.popFirst() ?? ""
@@ -77,7 +78,7 @@ while let arg = args.popFirst() {
         print("""
             usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)
                    hearth-bench --listen [--only WORKLOAD] [--json]   (the listener workloads only, or one of them)
-                   hearth-bench --rules | --rest
+                   hearth-bench --rules | --rest | --triggers [PORT]
                    hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
                    hearth-bench --history [--updates N] [--limit MIB|none]   (default: 1200000 updates, 128 MiB)
                    hearth-bench --durable [--docs N] [--seconds S] [--dir DIR]   (default: 1000000 documents, 3 s per commit run)

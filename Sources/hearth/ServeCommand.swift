@@ -58,13 +58,15 @@ enum ServeCommand {
                         wherever hearth runs; nothing loads them unless asked
           --exit-on-stdin-eof  stop (after --export-on-exit) when standard input closes;
                         the Suite launcher uses it so Hearth never outlives its JVM
+          --triggers-paused  start with Cloud Functions trigger delivery paused: events
+                        queue until PUT /emulator/v1/triggers:config {"paused": false}
 
         The official emulator's flags, as firebase-tools passes them (each also as --flag=value):
           --project_id ID            = --project
           --seed_from_export PATH    = --import (into --project_id)
           --single_project_mode true|false  warn once per other project used
           --websocket_port N         the Emulator UI's request feed port (noted; not served yet)
-          --functions_emulator H:P   where Cloud Functions triggers go (noted; not delivered yet)
+          --functions_emulator H:P   where Cloud Functions triggers are delivered
           --webchannel_port N        a second port, answering as --port does
           --database-edition standard|enterprise  both serve the same API here
           --database-mode, --export-name, --single_project_mode_error: accepted and
@@ -137,7 +139,7 @@ enum ServeCommand {
 
         /// Flags that take no value.
         private static let switches: Set<String> = [
-            "-h", "--help", "--no-console", "--truncate-damaged-log", "--demo-apps", "--exit-on-stdin-eof", "--version", "--licenses",
+            "-h", "--help", "--no-console", "--truncate-damaged-log", "--demo-apps", "--exit-on-stdin-eof", "--triggers-paused", "--version", "--licenses",
         ]
         /// Flags that take one (besides the budget flags).
         private static let valued: Set<String> = [
@@ -201,6 +203,7 @@ enum ServeCommand {
                 }
                 configuration.documentedApps = checkout
             case "--exit-on-stdin-eof": configuration.exitOnStdinEOF = true
+            case "--triggers-paused": configuration.triggersPaused = true
             case "--version": action = .version
             case "--licenses": action = .licenses
             default: action = .help

@@ -3,13 +3,13 @@
 # removed on exit with the server). `stop_hearth` ends it with POST /shutdown. Needs $CHECK.
 # Define `extra_cleanup` before sourcing to stop more processes on exit, and the array
 # SERVE_ARGS to pass more flags to `hearth serve`.
-# HEARTH_SCRATCH_PATH lets a local run reuse another build directory.
+# HEARTH_SCRATCH_PATH lets a local run reuse another build directory; HEARTH_PORT fixes the port.
 SCRATCH=()
 [ -n "${HEARTH_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$HEARTH_SCRATCH_PATH")
 swift build "${SCRATCH[@]}" --product hearth
 WORK=$(mktemp -d)
 READY="$WORK/ready"
-swift run "${SCRATCH[@]}" --skip-build hearth serve --port 0 --ready-file "$READY" ${SERVE_ARGS[@]+"${SERVE_ARGS[@]}"} > "$WORK/serve.log" 2>&1 &
+swift run "${SCRATCH[@]}" --skip-build hearth serve --port "${HEARTH_PORT:-0}" --ready-file "$READY" ${SERVE_ARGS[@]+"${SERVE_ARGS[@]}"} > "$WORK/serve.log" 2>&1 &
 SERVER=$!
 cleanup() {
     kill "$SERVER" 2>/dev/null || true

@@ -19,6 +19,12 @@ differs fails too, so the list stays true.
 emulator prints each value in protobuf text format followed by an empty line).
 REST, rules and emulator-endpoint cases need only the standard library; gRPC cases need
 grpcio and google-cloud-firestore (for the official messages) and are skipped without them.
+
+--functions PORT starts a stand-in Cloud Functions emulator on 127.0.0.1:PORT (functions.py:
+it answers 200 and keeps what it was sent); an `events` step answers with the trigger events
+it received since the last one. Modules that need it (NEEDS_FUNCTIONS = True: cases/triggers.py)
+are skipped without it; the server must already deliver there (the official emulator's
+--functions_emulator, Hearth's PUT /emulator/v1/triggers:config).
 """
 import argparse
 import hashlib
@@ -33,6 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cases.steps import project_for  # noqa: E402
+import functions  # noqa: E402
 
 
 # --- HTTP/1.1 over a raw socket (paths, headers and bodies go out exactly as written) -----
@@ -209,8 +216,9 @@ def debug_values(lines):
 # --- running a case --------------------------------------------------------------------------
 
 class Context:
-    def __init__(self, host, log, settle):
+    def __init__(self, host, log, settle, recorder=None):
         self.host, self.log, self.settle = host, log, settle
+        self.recorder = recorder
         self.vars = {}
         self.streams = {}
         self._grpc = None
@@ -314,6 +322,8 @@ def execute(ctx, step):
     elif kind == "sleep":
         time.sleep(step["seconds"])
         answer = {}
+    elif kind == "events":
+        answer = {"events": ctx.recorder.take(step.get("quiet", 0.6), step.get("wait", 3.0), step.get("count"))}
     else:
         raise ValueError(f"unknown step kind {kind}")
     if tail:
@@ -328,6 +338,8 @@ def run_case(ctx, case):
     project = project_for(case["name"])
     for database in ("(default)", "other"):
         http(ctx.host, "DELETE", f"/emulator/v1/projects/{project}/databases/{database}/documents")
+    if ctx.recorder:
+        ctx.recorder.take(0.05, 0.05)
     try:
         return [run_step(ctx, s) for s in case["steps"]]
     finally:
@@ -376,6 +388,9 @@ class Normaliser:
         # A stream's messages are compared in order, but not how they fell into the reads
         # in between (that is timing): each read adds to the stream's sequence, which is
         # compared when the stream is closed.
+        if step.get("kind") == "events":
+            events = functions.normalise(a["events"], self)
+            return {"events": functions.server_times(events) if step.get("server_times") else events}
         if step.get("kind") in ("recv", "halfclose"):
             held = self.streams.setdefault(step["stream"], [])
             held += [self.value(m) for m in a.get("messages", [])]
@@ -398,6 +413,8 @@ class Normaliser:
                 out[h] = a["headers"].get(h.lower())
         if "json" in a:
             out["body"] = self.value(a["json"], generated=generated)
+            if step.get("server_times"):
+                out["body"] = functions.server_times(out["body"])
         elif "body" in a:
             out["body"] = a["body"]
         for k in ("code", "message", "messages", "debug", "trailers"):
@@ -458,6 +475,14 @@ def load_modules(only):
     return [n for n in names if not only or any(o in n for o in only)]
 
 
+def needs_functions(module):
+    return getattr(module, "NEEDS_FUNCTIONS", False)
+
+
+def module_needs_functions(name):
+    return needs_functions(importlib.import_module(f"cases.{name}"))
+
+
 def needs_grpc(case):
     return any(s["kind"] in ("grpc", "open") for s in case["steps"])
 
@@ -472,14 +497,18 @@ def grpc_available():
 
 def record(args):
     total = 0
+    recorder = functions.Recorder(args.functions) if args.functions else None
     for name in load_modules(args.only):
         module = importlib.import_module(f"cases.{name}")
+        if needs_functions(module) != bool(recorder):
+            print(f"{name}: not recorded {'(needs --functions)' if recorder is None else '(recorded without --functions)'}")
+            continue
         cases = module.CASES
         names = [c["name"] for c in cases]
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
             sys.exit(f"{name}: duplicate case names {sorted(dupes)}")
-        ctx = Context(args.host, args.log, args.settle)
+        ctx = Context(args.host, args.log, args.settle, recorder)
         out = []
         for case in cases:
             answers = run_case(ctx, case)
@@ -518,7 +547,9 @@ def load_known():
 def replay(args):
     known = load_known()
     have_grpc = grpc_available()
+    recorder = functions.Recorder(args.functions) if args.functions else None
     seen, failures, skipped, counts = set(), [], 0, {}
+    unreplayed = set()  # cases of modules skipped for want of --functions
     known_agree = 0
     files = sorted(f for f in os.listdir(os.path.join(HERE, "recorded")) if f.endswith(".json"))
     for file in files:
@@ -526,12 +557,18 @@ def replay(args):
             continue
         with open(os.path.join(HERE, "recorded", file)) as f:
             cases = json.load(f)["cases"]
-        ctx = Context(args.host, args.log, args.settle)
+        if module_needs_functions(file[:-5]) != bool(recorder):
+            unreplayed.update(c["name"] for c in cases)
+            print(f"{file}: not replayed ({'needs --functions: Tests/Compat/triggers.sh' if recorder is None else 'replayed without --functions'})")
+            continue
+        ctx = Context(args.host, args.log, args.settle, recorder)
         agree = 0
         for case in cases:
             if needs_grpc(case) and not have_grpc:
                 skipped += 1
                 continue
+            if recorder:
+                case = expect_event_counts(case)
             actual = run_case(ctx, case)
             diff = compare(case, case["answers"], actual)
             entry, expected = known.get(case["name"], (None, None))
@@ -570,7 +607,7 @@ def replay(args):
             print(f"  step {diff['step']}\n  official: {json.dumps(diff['official'], ensure_ascii=False)[:1500]}"
                   f"\n  hearth:   {json.dumps(diff['hearth'], ensure_ascii=False)[:1500]}")
     if not args.only:
-        stale = [n for n in known if n not in seen and not skipped]
+        stale = [n for n in known if n not in seen and n not in unreplayed and not skipped]
         for n in stale:
             print(f"\nSTALE known-differences.json names {n}, which is not in the corpus")
             failures.append((n, "stale", None))
@@ -579,6 +616,17 @@ def replay(args):
           f"{known_agree} differ as known-differences.json says ({len(known)} listed), {len(failures)} mismatch"
           f"{f'; {skipped} gRPC cases skipped (no grpcio)' if skipped else ''}")
     return 1 if failures else 0
+
+
+def expect_event_counts(case):
+    """The case with each `events` step told how many events the official emulator sent, so
+    the replay stops waiting once they (and no more, within a short settle) have come."""
+    steps = []
+    for step, answer in zip(case["steps"], case["answers"]):
+        if step["kind"] == "events":
+            step = dict(step, count=len(answer.get("events", [])))
+        steps.append(step)
+    return dict(case, steps=steps)
 
 
 def brief(diff):
@@ -617,6 +665,8 @@ def main():
     p.add_argument("--only", action="append", help="only modules whose name contains this")
     p.add_argument("--brief", action="store_true", help="one line per mismatch")
     p.add_argument("--dump", help="write the mismatches to this JSON file")
+    p.add_argument("--functions", type=int, metavar="PORT",
+                   help="serve a recording stand-in Functions emulator on 127.0.0.1:PORT and run the modules that need it")
     p.add_argument("--settle", type=float, default=None,
                    help="seconds the log must stay still before debug() output is read")
     args = p.parse_args()

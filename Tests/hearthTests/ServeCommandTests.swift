@@ -98,7 +98,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("for every project"))
         #expect(run.stdout.contains("imported 0 documents from seed.json"))
-        #expect(run.stdout.contains("--websocket_port 9150 noted") && run.stdout.contains("--functions_emulator 127.0.0.1:5001 noted"))
+        #expect(run.stdout.contains("--websocket_port 9150 noted") && run.stdout.contains("Cloud Functions triggers go to 127.0.0.1:5001"))
     }
 
     @Test("the JAR's flags that Hearth has no use for are accepted with a note, never a failure")

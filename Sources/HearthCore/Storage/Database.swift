@@ -29,6 +29,8 @@ public final class Database: Sendable {
         /// Past versions in the order they were superseded, for dropping the oldest.
         var history = VersionHistoryLog()
         var indexing: IndexingState
+        /// Who sees every commit (CommitObserver), if anyone.
+        var observer: (any CommitObserver)?
     }
 
     /// The declared indexes, how missing ones are reported, and what was learned.
@@ -44,6 +46,12 @@ public final class Database: Sendable {
     private let core: Mutex<Core>
     /// The listen targets; fed one ChangeSet per commit under the commit lock.
     let hub = ListenerHub()
+    /// Runs around every commit's and restore's critical section, whoever commits. The
+    /// server passes its transport's deferred wake-ups, so the snapshots a commit hands to
+    /// open Listen streams wake each event loop once when the lock is released, not once per
+    /// stream; being here, no commit path can forget it. Nil: the section runs as it is.
+    public typealias CommitScope = @Sendable (_ section: () -> Void) -> Void
+    let commitScope: CommitScope?
     /// The log of a data directory (`DurableStore`): each commit's changes are queued in it
     /// inside the commit lock and the commit returns once they are synced. Nil in memory.
     let journal: WriteAheadLog?
@@ -56,16 +64,18 @@ public final class Database: Sendable {
     ///     database's own, `VersionHistoryBudget.defaultLimit`).
     public convenience init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600,
                             historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                            indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
+                            indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil, commitScope: CommitScope? = nil) {
         self.init(id: id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
-                  indexes: indexes, indexMode: indexMode, journal: nil, recovered: nil)
+                  indexes: indexes, indexMode: indexMode, journal: nil, recovered: nil, commitScope: commitScope)
     }
 
     /// A database of a data directory (`DurableStore.database`): its recovered documents,
     /// its commit clock continuing after their last commit, its commits logged.
     init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, historyBudget: VersionHistoryBudget,
-         indexes: IndexConfiguration?, indexMode: IndexMode?, journal: WriteAheadLog?, recovered: RecoveredDatabase?) {
+         indexes: IndexConfiguration?, indexMode: IndexMode?, journal: WriteAheadLog?, recovered: RecoveredDatabase?,
+         commitScope: CommitScope?) {
         self.id = id
+        self.commitScope = commitScope
         self.clock = clock
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
@@ -79,8 +89,9 @@ public final class Database: Sendable {
 
     /// A fork: in memory, whatever the original's storage.
     private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, historyBudget: VersionHistoryBudget,
-                 state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState) {
+                 state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState, commitScope: CommitScope?) {
         self.id = id
+        self.commitScope = commitScope
         self.clock = clock
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
@@ -178,16 +189,19 @@ public final class Database: Sendable {
                                  keepingPending: Bool) throws(FirestoreError) -> CommitResult {
         let now = clock.now().truncatedToMicroseconds
         var ticket: UInt64?
-        let result = try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
+        let result = try inCommitScope { () throws(FirestoreError) -> CommitResult in try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
             try journal?.checkWritable()
             if let transaction { try Self.endTransaction(transaction, writing: !writes.isEmpty, in: &core) }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             // Changes are only collected while someone listens or a log records them.
             let publishing = hub.isActive || acknowledging != nil
             var changed: [ChangeSet.Entry]? = publishing || journal != nil ? [] : nil
+            let observer = core.observer.flatMap { $0.observesCommits ? $0 : nil }
+            var observed: [CommittedDocuments.Entry]? = observer == nil ? nil : []
             let result = try Self.apply(writes, to: &core.state, commitTime: commitTime, database: id,
                                         keepsHistory: versionRetention > 0, history: &core.history, budget: historyBudget,
-                                        tombstones: &core.tombstones, changed: &changed, authorize: authorize)
+                                        tombstones: &core.tombstones, changed: &changed, observed: &observed,
+                                        authorize: authorize)
             core.lastCommit = commitTime
             core.state.readTime = commitTime
             core.history.trim(&core.state, horizon: Self.horizon(from: commitTime, retention: versionRetention), budget: historyBudget)
@@ -202,11 +216,22 @@ public final class Database: Sendable {
                 hub.publish(ChangeSet(commitTime: commitTime, entries: changed, state: core.state), acknowledging: acknowledging,
                             keepingPending: keepingPending)
             }
+            if let observer, let observed, !observed.isEmpty {
+                observer.committed(CommittedDocuments(database: id, commitTime: commitTime, entries: observed))
+            }
             return result
-        }
+        } }
         // Acknowledged only once durable (a group of concurrent commits shares one sync).
         if let journal, let ticket { try journal.waitDurable(ticket) }
         return result
+    }
+
+    /// Runs `section` inside `commitScope`, if any.
+    private func inCommitScope<T, E: Error>(_ section: () throws(E) -> T) throws(E) -> T {
+        guard let commitScope else { return try section() }
+        var outcome: Result<T, E>?
+        commitScope { outcome = Result { () throws(E) -> T in try section() } }
+        return try outcome!.get()
     }
 
     /// Ends `transaction` for its commit: it must be open, read-only ones may not write, and
@@ -251,6 +276,7 @@ public final class Database: Sendable {
                               history: inout VersionHistoryLog, budget: VersionHistoryBudget,
                               tombstones: inout [(time: Timestamp, key: DocumentKey)],
                               changed: inout [ChangeSet.Entry]?,
+                              observed: inout [CommittedDocuments.Entry]?,
                               authorize: CommitAuthorizer?) throws(FirestoreError) -> CommitResult
     {
         var touched: [Touched] = []
@@ -341,6 +367,11 @@ public final class Database: Sendable {
                 tombstones.append((commitTime, touched[i].key))
             }
         }
+        if observed != nil {
+            for t in touched where t.written {
+                observed!.append(CommittedDocuments.Entry(key: t.key, before: t.original, after: t.current, changed: !t.unchanged))
+            }
+        }
         let results = afterEach.map { entry -> WriteResult in
             guard let doc = entry.document else { return WriteResult(updateTime: nil, transformResults: entry.transforms) }
             // A document the commit left unchanged reports its previous update time.
@@ -371,6 +402,11 @@ public final class Database: Sendable {
         Timestamp(microseconds: now.microseconds - Int64(retention * 1_000_000))
     }
 
+    /// Reports every later commit (and restore) to `observer` (nil: to nobody), in commit order.
+    public func observeCommits(_ observer: (any CommitObserver)?) {
+        core.withLock { $0.observer = observer }
+    }
+
     // MARK: Snapshots
 
     /// O(1) capture of the whole database.
@@ -383,7 +419,7 @@ public final class Database: Sendable {
     public func restore(_ snapshot: DatabaseSnapshot) -> (before: DatabaseState, after: DatabaseState) {
         let now = clock.now().truncatedToMicroseconds
         var ticket: UInt64?
-        let result = core.withLock { core in
+        let result = inCommitScope { core.withLock { core in
             let before = core.state
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             var restored = snapshot.state
@@ -401,7 +437,8 @@ public final class Database: Sendable {
             // The log's versions belong to the chains just replaced; the restored chains'
             // own past versions are the snapshot's (it holds them whatever happens here).
             core.history.release(historyBudget)
-            if hub.isActive || journal != nil {
+            let observer = core.observer.flatMap { $0.observesCommits ? $0 : nil }
+            if hub.isActive || journal != nil || observer != nil {
                 let changes = restored.changes(since: before)
                 // A log records the restore as a commit of its differences.
                 if let journal, journal.isWritable {
@@ -409,9 +446,14 @@ public final class Database: Sendable {
                 }
                 let entries = changes.map { ChangeSet.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after) }
                 if hub.isActive, !entries.isEmpty { hub.publish(ChangeSet(commitTime: commitTime, entries: entries, state: restored)) }
+                if let observer, !changes.isEmpty {
+                    observer.committed(CommittedDocuments(database: id, commitTime: commitTime, entries: changes.map {
+                        CommittedDocuments.Entry(key: DocumentKey($0.path), before: $0.before, after: $0.after, changed: true)
+                    }))
+                }
             }
             return (before, restored)
-        }
+        } }
         // A restore cannot fail for its callers; a failed log refuses the commits after it.
         if let journal, let ticket { try? journal.waitDurable(ticket) }
         return result
@@ -421,7 +463,7 @@ public final class Database: Sendable {
     public func fork(as newID: DatabaseID? = nil) -> Database {
         let (state, last, indexing) = core.withLock { ($0.state, $0.lastCommit, $0.indexing) }
         return Database(id: newID ?? id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
-                        state: state, lastCommit: last, indexing: indexing)
+                        state: state, lastCommit: last, indexing: indexing, commitScope: commitScope)
     }
 
     // MARK: Indexes

@@ -8,14 +8,21 @@ public final class DatabaseRegistry: Sendable {
     public let historyBudget: VersionHistoryBudget
     /// The data directory every database lives in (nil: in memory).
     public let store: DurableStore?
+    /// Runs around each database's commits (`Database.CommitScope`).
+    public let commitScope: Database.CommitScope?
+    /// Sees every commit of every database here, from its creation (Cloud Functions triggers).
+    public let commitObserver: (any CommitObserver)?
     private let databases = Mutex<[DatabaseID: Database]>([:])
 
     /// With `store`, every database the directory holds is opened at once.
     public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                store: DurableStore? = nil) {
+                store: DurableStore? = nil, commitScope: Database.CommitScope? = nil,
+                commitObserver: (any CommitObserver)? = nil) {
         self.clock = clock
+        self.commitScope = commitScope
         self.historyBudget = historyBudget
         self.store = store
+        self.commitObserver = commitObserver
         for id in store?.databaseIDs ?? [] { _ = database(id) }
     }
 
@@ -23,7 +30,9 @@ public final class DatabaseRegistry: Sendable {
     public func database(_ id: DatabaseID) -> Database {
         databases.withLock { dbs in
             if let db = dbs[id] { return db }
-            let db = store?.database(id, clock: clock, historyBudget: historyBudget) ?? Database(id: id, clock: clock, historyBudget: historyBudget)
+            let db = store?.database(id, clock: clock, historyBudget: historyBudget, commitScope: commitScope)
+                ?? Database(id: id, clock: clock, historyBudget: historyBudget, commitScope: commitScope)
+            if let commitObserver { db.observeCommits(commitObserver) }
             dbs[id] = db
             return db
         }
@@ -31,6 +40,7 @@ public final class DatabaseRegistry: Sendable {
 
     /// Replaces (or installs) the database for `id`, e.g. with a fork.
     public func install(_ database: Database) {
+        if let commitObserver { database.observeCommits(commitObserver) }
         databases.withLock { $0[database.id] = database }
     }
 

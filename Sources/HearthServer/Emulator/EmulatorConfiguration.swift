@@ -84,8 +84,10 @@ public struct EmulatorConfiguration: Sendable {
     // MARK: Emulator Suite
 
     /// The Functions emulator's `host:port` (`--functions_emulator`), where Cloud Functions
-    /// triggers are delivered. Recorded only for now: the triggers code connects to it.
+    /// triggers are delivered (nil: nowhere until `PUT /emulator/v1/triggers:config` names it).
     public var functionsEmulator: String?
+    /// Start with trigger delivery paused (`--triggers-paused`): events queue until resumed.
+    public var triggersPaused = false
     /// The Emulator UI's request feed port (`--websocket_port`). Recorded only for now: the
     /// request-feed code opens it.
     public var webSocketPort: Int?

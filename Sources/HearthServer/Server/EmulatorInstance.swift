@@ -31,7 +31,8 @@ public final class EmulatorInstance: Sendable {
         let indexes = try Self.readIndexes(c.indexes)
         // The data directory opens before anything listens: damage stops start-up here.
         store = try Self.openDataDirectory(c)
-        state = EmulatorState(indexes: indexes, indexMode: c.indexMode, historyLimit: c.historyLimit, store: store)
+        state = EmulatorState(indexes: indexes, indexMode: c.indexMode, historyLimit: c.historyLimit, store: store,
+                              functionsEmulator: c.functionsEmulator, triggersPaused: c.triggersPaused)
         do {
             if c.singleProjectMode { state.expectOnlyProject(c.project) }
             try applyFirebaseConfig(firebase)
@@ -86,7 +87,7 @@ public final class EmulatorInstance: Sendable {
             c.output.line("hearth serve: --websocket_port \(port) noted (the request feed is not served yet)")
         }
         if let f = c.functionsEmulator {
-            c.output.line("hearth serve: --functions_emulator \(f) noted (triggers are not delivered yet)")
+            c.output.line("hearth serve: Cloud Functions triggers go to \(f)" + (c.triggersPaused ? " (paused)" : ""))
         }
         c.output.line("export FIRESTORE_EMULATOR_HOST=\(main.address)")
         if let readyFile = c.readyFile {

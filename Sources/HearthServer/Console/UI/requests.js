@@ -16,7 +16,7 @@ export function init(element, sharedState) {
   filters.path = h("input", { id: "filter-path", placeholder: "path contains…", oninput: render });
   filters.caller = h("input", { id: "filter-caller", placeholder: "caller (uid, owner, unauthenticated)…", oninput: render });
   filters.transport = h("select", { id: "filter-transport", onchange: render },
-    h("option", { value: "" }, "all transports"), ["REST", "gRPC", "WebChannel"].map((t) => h("option", { value: t }, t)));
+    h("option", { value: "" }, "all transports"), ["REST", "gRPC", "WebChannel", "Trigger"].map((t) => h("option", { value: t }, t)));
   tbody = h("tbody", { id: "request-rows" });
   root.append(
     h("div", { class: "toolbar" }, filters.verdict, filters.transport, filters.path, filters.caller, h("span", { class: "grow" }),
