@@ -43,14 +43,17 @@ enum ExecCommand {
         configuration.output.warning = { warning($0) }
         configuration.output.progress = { _ in SummaryOnStandardError() }
         let instance: EmulatorInstance
-        do { instance = try EmulatorInstance(configuration) } catch { return ServeCommand.report(error, command: "hearth exec", usage: usage) }
+        do { instance = try EmulatorInstance(configuration) } catch {
+            return ServeCommand.report(error, command: "hearth exec", usage: usage)
+        }
         ServeCommand.ignoreTerminationSignals()
         let server: EmulatorServer
         do { server = try instance.start() } catch {
             instance.close()
             return ServeCommand.report(error, command: "hearth exec", usage: usage)
         }
-        let commandStatus = runCommand(command, environment: environment(for: instance.configuration, port: server.port), stopping: instance)
+        let env = environment(for: instance.configuration, port: server.port)
+        let commandStatus = runCommand(command, environment: env, stopping: instance)
         instance.stop()
         instance.waitUntilStopped()
         let exportStatus = instance.finish()
@@ -82,7 +85,8 @@ enum ExecCommand {
         let project = configuration.project
         env["GCLOUD_PROJECT"] = project
         if env["FIREBASE_CONFIG"] == nil {
-            env["FIREBASE_CONFIG"] = #"{"projectId":"\#(project)","storageBucket":"\#(project).appspot.com","databaseURL":"https://\#(project).firebaseio.com"}"#
+            env["FIREBASE_CONFIG"] = #"{"projectId":"\#(project)","storageBucket":"\#(project).appspot.com","#
+                + #""databaseURL":"https://\#(project).firebaseio.com"}"#
         }
         return env
     }
@@ -92,8 +96,13 @@ enum ExecCommand {
     /// /shutdown), CMD gets SIGTERM. 127 when CMD cannot be run, as a shell says. posix_spawn
     /// rather than Foundation's Process: CMD must start with SIGINT, SIGTERM and SIGPIPE at
     /// their defaults, which this process ignores (its dispatch sources handle them).
-    private static func runCommand(_ command: [String], environment: [String: String], stopping instance: EmulatorInstance) -> Int32 {
+    private static func runCommand(_ command: [String], environment: [String: String],
+                                   stopping instance: EmulatorInstance) -> Int32 {
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil  // an opaque pointer there, a struct in glibc
+        #else
         var attributes = posix_spawnattr_t()
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t(), empty = sigset_t()
@@ -110,7 +119,8 @@ enum ExecCommand {
         let spawned = posix_spawnp(&spawnedPID, command[0], nil, &attributes, argv, envp)
         let pid = spawnedPID
         guard spawned == 0 else {
-            FileHandle.standardError.write(Data("hearth exec: cannot run \(command[0]): \(String(cString: strerror(spawned)))\n".utf8))
+            let reason = String(cString: strerror(spawned))
+            FileHandle.standardError.write(Data("hearth exec: cannot run \(command[0]): \(reason)\n".utf8))
             return 127
         }
         let reaped = Atomic<Bool>(false)

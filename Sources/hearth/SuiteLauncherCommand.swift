@@ -19,7 +19,8 @@ enum SuiteLauncherCommand {
     static func run(_ args: [String]) -> Int32 {
         if args.contains(where: { ["-h", "--help"].contains($0) }) { print(usage); return 0 }
         guard args.count == 1, !args[0].hasPrefix("-") else {
-            FileHandle.standardError.write(Data("hearth suite-launcher: \(args.isEmpty ? "which file? give OUT.jar" : "takes one argument, OUT.jar")\n\n\(usage)\n".utf8))
+            let problem = args.isEmpty ? "which file? give OUT.jar" : "takes one argument, OUT.jar"
+            FileHandle.standardError.write(Data("hearth suite-launcher: \(problem)\n\n\(usage)\n".utf8))
             return 2
         }
         guard let binary = currentBinary() else {

@@ -82,7 +82,7 @@ launch() {
     for _ in $(seq 1 3000); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
             READY_MS=$((($(date +%s%N) - start) / 1000000))
-            HEARTH_PID=$(pgrep -P "$JVM" || true)
+            HEARTH_PID=$(children_of "$JVM")
             [ -n "$HEARTH_PID" ] || fail "no hearth process under the JVM"
             return 0
         fi
@@ -92,6 +92,16 @@ launch() {
     fail "the port did not accept within 60 s"
 }
 # The status of a job of this shell (not in $(…): a subshell cannot wait for it).
+# The child processes of PID (pgrep when there is one, else Linux's /proc).
+children_of() {
+    if command -v pgrep >/dev/null; then pgrep -P "$1" || true; return; fi
+    local stat
+    for stat in /proc/[0-9]*/stat; do
+        read -r pid _ _ ppid _ < "$stat" 2>/dev/null || continue
+        [ "$ppid" = "$1" ] && echo "$pid"
+    done
+    return 0
+}
 status_of() { STATUS=0; wait "$1" || STATUS=$?; }
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 gone_within() {  # PID SECONDS: whether PID is gone in time

@@ -84,7 +84,9 @@ public final class EmulatorInstance: Sendable {
         }
         c.output.line("hearth serve: Firestore REST and gRPC APIs listening on \(main.address)")
         if all.count > 1 { c.output.line("hearth serve: and on \(all[1].address) (--webchannel_port)") }
-        if let port = c.webSocketPort { c.output.line("hearth serve: --websocket_port \(port) noted (the request feed is not served yet)") }
+        if let port = c.webSocketPort {
+            c.output.line("hearth serve: --websocket_port \(port) noted (the request feed is not served yet)")
+        }
         if let f = c.functionsEmulator {
             c.output.line("hearth serve: Cloud Functions triggers go to \(f)" + (c.triggersPaused ? " (paused)" : ""))
         }

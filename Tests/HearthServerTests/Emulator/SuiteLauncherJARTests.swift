@@ -50,11 +50,11 @@ import Testing
         #expect(target > at && target < main.code.count && main.code[target] == 0x2A)
     }
 
-    @Test("the hook class extends Thread, keeps the Process in a field and halts with its status")
+    @Test("the hook class extends Thread, keeps the Process in a volatile field and halts with its status")
     func hookClass() throws {
         let cf = try ClassReader(SuiteLauncherJAR.hookClassFile())
         #expect(cf.thisClass == "HearthLauncherHook" && cf.superClass == "java/lang/Thread")
-        #expect(cf.fieldNames == ["p"])
+        #expect(cf.fieldNames == ["p"] && cf.fieldAccess == [0x40])
         #expect(cf.methods.map(\.name) == ["<init>", "run"])
         #expect(cf.methodRefs.contains("java/lang/Runtime.halt(I)V") && cf.methodRefs.contains("java/lang/Process.destroy()V"))
     }
@@ -86,11 +86,14 @@ import Testing
           .enabled(if: java != nil, "no java on PATH"))
     func forwardsSIGTERM() throws {
         let dir = try Scratch()
-        let stub = try dir.script("stub", "#!/bin/sh\ntrap 'echo got-term; exit 0' TERM\necho ready\nwhile :; do sleep 0.05; done\n")
+        // The stub waits on its stdin (so it cannot outlive the JVM, whatever happens) in the
+        // background, as `wait` is what a trapped signal interrupts.
+        let stub = try dir.script("stub", "#!/bin/sh\ntrap 'echo got-term; exit 0' TERM\nexec 3<&0\ncat <&3 > /dev/null &\necho ready\nwait $!\n")
         let run = try dir.java(stub: stub, args: [])
         try dir.waitFor("ready")
-        // The hook is registered just after the child starts: give the JVM that moment (a real
-        // hearth takes far longer to start than this window; its stdin pipe covers the rest).
+        // A signal in the moment between the child's start and the hook learning of it ends the
+        // JVM alone (the child then sees its stdin close); a real hearth takes longer than that
+        // to start, the stub does not.
         Thread.sleep(forTimeInterval: 0.5)
         kill(run.processIdentifier, SIGTERM)
         run.waitUntilExit()
@@ -114,7 +117,7 @@ import Testing
           .enabled(if: java != nil, "no java on PATH"))
     func childKilled() throws {
         let dir = try Scratch()
-        let stub = try dir.script("stub", "#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\necho ready\nwhile :; do sleep 0.05; done\n")
+        let stub = try dir.script("stub", "#!/bin/sh\necho $$ > \"$(dirname \"$0\")/pid\"\necho ready\nexec cat > /dev/null\n")
         let run = try dir.java(stub: stub, args: [])
         try dir.waitFor("ready")
         let pid = try #require(Int32(String(contentsOf: dir.url.appendingPathComponent("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -205,7 +208,7 @@ struct ClassReader {
     struct Method { let access: Int; let name: String; let descriptor: String; let code: [UInt8] }
     var minor = 0, major = 0, access = 0
     var thisClass = "", superClass = ""
-    var strings: [String] = [], fieldNames: [String] = [], methods: [Method] = [], methodRefs: [String] = []
+    var strings: [String] = [], fieldNames: [String] = [], fieldAccess: [Int] = [], methods: [Method] = [], methodRefs: [String] = []
 
     init(_ b: [UInt8]) throws {
         var at = 0
@@ -241,7 +244,7 @@ struct ClassReader {
         thisClass = cls(u16()); superClass = cls(u16())
         guard u16() == 0 else { throw ZipReader.Bad(description: "interfaces") }
         for _ in 0..<u16() {
-            _ = u16(); fieldNames.append(utf(u16())); _ = u16()
+            fieldAccess.append(u16()); fieldNames.append(utf(u16())); _ = u16()
             guard u16() == 0 else { throw ZipReader.Bad(description: "field attributes") }
         }
         for _ in 0..<u16() {

@@ -17,7 +17,7 @@ struct ClassFileWriter {
     let superClass: String
     let accessFlags: UInt16
 
-    static let accPublic: UInt16 = 0x0001, accStatic: UInt16 = 0x0008, accSuper: UInt16 = 0x0020
+    static let accPublic: UInt16 = 0x0001, accStatic: UInt16 = 0x0008, accSuper: UInt16 = 0x0020, accVolatile: UInt16 = 0x0040
 
     init(name: String, superClass: String = "java/lang/Object", accessFlags: UInt16 = accPublic | accSuper) {
         thisClass = name

@@ -16,19 +16,22 @@
 ///         cmd[args.length + 2] = "--console-port";
 ///         cmd[args.length + 3] = "0";
 ///         cmd[args.length + 4] = "--exit-on-stdin-eof";
+///         HearthLauncherHook hook = new HearthLauncherHook();
+///         Runtime.getRuntime().addShutdownHook(hook);   // before the child exists: no window
 ///         ProcessBuilder pb = new ProcessBuilder(cmd);
 ///         pb.redirectOutput(ProcessBuilder.Redirect.INHERIT);
 ///         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-///         Process p = pb.start();               // stdin stays a pipe the JVM holds
-///         Runtime.getRuntime().addShutdownHook(new HearthLauncherHook(p));
-///         System.exit(p.waitFor());
+///         hook.p = pb.start();                  // stdin stays a pipe the JVM holds
+///         System.exit(hook.p.waitFor());
 ///       }
 ///     }
 ///     class HearthLauncherHook extends Thread {  // SIGINT/SIGTERM, or System.exit above
-///       final Process p;
-///       HearthLauncherHook(Process p) { this.p = p; }
+///       volatile Process p;
 ///       public void run() { p.destroy(); Runtime.getRuntime().halt(p.waitFor()); }
 ///     }
+///
+/// (A signal before `p` is set makes the hook fail on null and the JVM exit with the
+/// signal's status; Hearth, if it was started, then sees its stdin close.)
 ///
 /// Why each part: `--console-port 0` because the Emulator UI that firebase-tools starts
 /// after Firestore wants port 4000, Hearth's console default (its address is in
@@ -84,6 +87,13 @@ public enum SuiteLauncherJAR {
                 code.aload(2); code.aload(0); code.op(.arraylength); code.iconst(2 + i); code.op(.iadd)
                 code.ldc(cf.string(flag)); code.op(.aastore)
             }
+            let hookField = cf.fieldRef(hookClass, "p", "Ljava/lang/Process;")
+            code.op(.new, cf.classRef(hookClass)); code.op(.dup)
+            code.op(.invokespecial, cf.methodRef(hookClass, "<init>", "()V"))
+            code.astore(4)
+            code.op(.invokestatic, cf.methodRef("java/lang/Runtime", "getRuntime", "()Ljava/lang/Runtime;"))
+            code.aload(4)
+            code.op(.invokevirtual, cf.methodRef("java/lang/Runtime", "addShutdownHook", "(Ljava/lang/Thread;)V"))
             code.op(.new, cf.classRef("java/lang/ProcessBuilder")); code.op(.dup); code.aload(2)
             code.op(.invokespecial, cf.methodRef("java/lang/ProcessBuilder", "<init>", "([Ljava/lang/String;)V"))
             code.astore(3)
@@ -93,14 +103,11 @@ public enum SuiteLauncherJAR {
                 code.op(.invokevirtual, cf.methodRef("java/lang/ProcessBuilder", method, "(L\(redirect);)Ljava/lang/ProcessBuilder;"))
                 code.op(.pop)
             }
-            code.aload(3)
+            code.aload(4); code.aload(3)
             code.op(.invokevirtual, cf.methodRef("java/lang/ProcessBuilder", "start", "()Ljava/lang/Process;"))
-            code.astore(4)
-            code.op(.invokestatic, cf.methodRef("java/lang/Runtime", "getRuntime", "()Ljava/lang/Runtime;"))
-            code.op(.new, cf.classRef(hookClass)); code.op(.dup); code.aload(4)
-            code.op(.invokespecial, cf.methodRef(hookClass, "<init>", "(Ljava/lang/Process;)V"))
-            code.op(.invokevirtual, cf.methodRef("java/lang/Runtime", "addShutdownHook", "(Ljava/lang/Thread;)V"))
+            code.op(.putfield, hookField)
             code.aload(4)
+            code.op(.getfield, hookField)
             code.op(.invokevirtual, cf.methodRef("java/lang/Process", "waitFor", "()I"))
             code.op(.invokestatic, cf.methodRef("java/lang/System", "exit", "(I)V"))
             code.op(.returnVoid)
@@ -110,12 +117,11 @@ public enum SuiteLauncherJAR {
 
     static func hookClassFile() -> [UInt8] {
         var cf = ClassFileWriter(name: hookClass, superClass: "java/lang/Thread", accessFlags: ClassFileWriter.accSuper)
-        cf.addField("p", "Ljava/lang/Process;")
-        cf.addMethod("<init>", "(Ljava/lang/Process;)V", access: 0, maxStack: 2, maxLocals: 2) { code, cf in
+        // volatile: set by the main thread, read by the hook's.
+        cf.addField("p", "Ljava/lang/Process;", access: ClassFileWriter.accVolatile)
+        cf.addMethod("<init>", "()V", access: 0, maxStack: 1, maxLocals: 1) { code, cf in
             code.aload(0)
             code.op(.invokespecial, cf.methodRef("java/lang/Thread", "<init>", "()V"))
-            code.aload(0); code.aload(1)
-            code.op(.putfield, cf.fieldRef(hookClass, "p", "Ljava/lang/Process;"))
             code.op(.returnVoid)
         }
         cf.addMethod("run", "()V", access: ClassFileWriter.accPublic, maxStack: 2, maxLocals: 1) { code, cf in
