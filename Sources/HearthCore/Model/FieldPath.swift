@@ -135,16 +135,9 @@ public struct FieldPath: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var description: String { serverFormat }
 
-    public static func == (a: FieldPath, b: FieldPath) -> Bool {
-        guard a.segments.count == b.segments.count else { return false }
-        for i in a.segments.indices where !utf8Equal(a.segments[i], b.segments[i]) { return false }
-        return true
-    }
+    public static func == (a: FieldPath, b: FieldPath) -> Bool { utf8Equal(a.segments, b.segments) }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(segments.count)
-        for s in segments { hashUTF8(s, into: &hasher) }
-    }
+    public func hash(into hasher: inout Hasher) { hashUTF8(segments, into: &hasher) }
 
     /// Segment-wise by UTF-8 bytes; a prefix sorts first.
     public static func < (a: FieldPath, b: FieldPath) -> Bool {

@@ -70,16 +70,9 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
         compare(a, b) < 0
     }
 
-    public static func == (a: ResourcePath, b: ResourcePath) -> Bool {
-        guard a.segments.count == b.segments.count else { return false }
-        for i in a.segments.indices where !utf8Equal(a.segments[i], b.segments[i]) { return false }
-        return true
-    }
+    public static func == (a: ResourcePath, b: ResourcePath) -> Bool { utf8Equal(a.segments, b.segments) }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(segments.count)
-        for s in segments { hashUTF8(s, into: &hasher) }
-    }
+    public func hash(into hasher: inout Hasher) { hashUTF8(segments, into: &hasher) }
 
     public static func compare(_ a: ResourcePath, _ b: ResourcePath) -> Int {
         let n = min(a.segments.count, b.segments.count)
@@ -161,6 +154,19 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
 /// Byte-wise equality of UTF-8 strings. Swift's `==` compares by canonical equivalence
 /// ("é" == "e\u{301}"), which is not Firestore's equality.
 @inline(__always)
+/// Segment lists (paths, field paths) equal segment by segment, by UTF-8 bytes.
+public func utf8Equal(_ a: [String], _ b: [String]) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in a.indices where !utf8Equal(a[i], b[i]) { return false }
+    return true
+}
+
+/// Hashes a segment list consistently with `utf8Equal(_:_:)` on lists.
+public func hashUTF8(_ segments: [String], into hasher: inout Hasher) {
+    hasher.combine(segments.count)
+    for s in segments { hashUTF8(s, into: &hasher) }
+}
+
 public func utf8Equal(_ a: String, _ b: String) -> Bool {
     var a = a, b = b
     return a.withUTF8 { pa in b.withUTF8 { pb in

@@ -103,6 +103,16 @@ struct PipelinePlan: Sendable {
         }
 
         func check(_ v: PipelineValue) throws(FirestoreError) { try validateExpression(v, database: database) }
+
+        /// The one argument as a non-empty map of output names to checked expressions
+        /// (`select`, `add_fields`, `distinct`).
+        func outputs(_ what: String) throws(FirestoreError) -> [(FieldPath, PipelineValue)] {
+            try arity(1...1)
+            let fields = try named(args[0], what)
+            guard !fields.isEmpty else { throw fail("expected at least one field.") }
+            for f in fields { try check(f.1) }
+            return fields
+        }
     }
 
     /// Reads one stage's arguments into its step.
@@ -169,20 +179,8 @@ struct PipelinePlan: Sendable {
             try s.arity(1...1)
             return .offset(try s.integer(s.args[0], "the offset"))
         },
-        "select": { s throws(FirestoreError) -> Step in
-            try s.arity(1...1)
-            let fields = try s.named(s.args[0], "the selection")
-            guard !fields.isEmpty else { throw s.fail("expected at least one field.") }
-            for f in fields { try s.check(f.1) }
-            return .select(fields)
-        },
-        "add_fields": { s throws(FirestoreError) -> Step in
-            try s.arity(1...1)
-            let fields = try s.named(s.args[0], "the fields")
-            guard !fields.isEmpty else { throw s.fail("expected at least one field.") }
-            for f in fields { try s.check(f.1) }
-            return .addFields(fields)
-        },
+        "select": { s throws(FirestoreError) -> Step in .select(try s.outputs("the selection")) },
+        "add_fields": { s throws(FirestoreError) -> Step in .addFields(try s.outputs("the fields")) },
         "remove_fields": { s throws(FirestoreError) -> Step in
             guard !s.args.isEmpty else { throw s.fail("expected at least one field.") }
             return .removeFields(try s.args.map { v throws(FirestoreError) in
@@ -206,13 +204,7 @@ struct PipelinePlan: Sendable {
             for g in groups { try s.check(g.1) }
             return .aggregate(accumulators: accumulators, groups: groups)
         },
-        "distinct": { s throws(FirestoreError) -> Step in
-            try s.arity(1...1)
-            let groups = try s.named(s.args[0], "the groups")
-            guard !groups.isEmpty else { throw s.fail("expected at least one field.") }
-            for g in groups { try s.check(g.1) }
-            return .distinct(groups)
-        },
+        "distinct": { s throws(FirestoreError) -> Step in .distinct(try s.outputs("the groups")) },
         "find_nearest": { s throws(FirestoreError) -> Step in
             try s.arity(3...3)
             try s.check(s.args[0])

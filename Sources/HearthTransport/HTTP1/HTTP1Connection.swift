@@ -202,16 +202,23 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
 
     func inputEnded() {
         inputClosed = true
+        if !noFurtherRequests() { updateDeadline() }
+    }
+
+    /// No request will follow. A streamed answer in progress is cut and the connection
+    /// closed (the client left, or the server stops, while it streams: the producer must
+    /// hear of it); otherwise the connection closes once the answers are written. True when
+    /// a stream was cut.
+    private func noFurtherRequests() -> Bool {
         noMoreRequests = true
-        if let active = stream {
-            // The client left while its answer streams: the producer must hear of it.
-            stream = nil
-            active.body.close()
-            connection.close()
-            return
+        guard let active = stream else {
+            finishIfDone()
+            return false
         }
-        finishIfDone()
-        updateDeadline()
+        stream = nil
+        active.body.close()
+        connection.close()
+        return true
     }
 
     // MARK: Output
@@ -369,14 +376,7 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
 
     func serverStopping() {
         stopping = true
-        noMoreRequests = true
-        if let active = stream {
-            stream = nil
-            active.body.close()
-            connection.close()
-            return
-        }
-        finishIfDone()
+        _ = noFurtherRequests()
     }
 
     func closed() {
