@@ -29,6 +29,7 @@ public final class EmulatorServer: Sendable {
         self.webChannel = webChannel
         webChannel.workers.withLock { $0 = http.workers }
         http.onStop { webChannel.stop() }
+        EmulatorServerStartObservers.started(self)
     }
 
     /// The bound port.
@@ -38,6 +39,8 @@ public final class EmulatorServer: Sendable {
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     /// Open client connections, both protocols.
     public var connectionCount: Int { http.connectionCount }
+    /// The transport's budgets in force.
+    public var limits: HTTPLimits { http.limits }
 
     /// Stops serving (idempotent).
     public func stop() { http.stop() }

@@ -23,7 +23,9 @@ switch args.first {
 case nil, "help", "-h", "--help":
     print(usage)
 case "serve":
-    exit(ServeCommand.run(Array(args.dropFirst())))
+    let (serveArgs, webSocketPort) = WebSocketPortFlag.extract(Array(args.dropFirst()))
+    if let webSocketPort { WebSocketPortFlag.attach(port: webSocketPort) }
+    exit(ServeCommand.run(serveArgs))
 case "export":
     exit(DataCommand.export(Array(args.dropFirst())))
 case "import":
