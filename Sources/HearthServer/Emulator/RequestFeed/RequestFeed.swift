@@ -91,11 +91,11 @@ public final class RequestFeed: Sendable {
         var messages: [[UInt8]] = []
         let listing = entry.method == "ListDocuments" || (entry.transport != .grpc && entry.method == "GET")
         // Each evaluation its own time (a microsecond apart at least), as each is its own on the official emulator.
-        let now = Date()
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
         for (i, decision) in entry.rules.enumerated() {
             granular += decision.outcomes
             messages.append(RequestFeedJSON.evaluation(decision, granular: granular, project: database.project, rules: rules,
-                                                       at: now.addingTimeInterval(Double(i) * 1e-6), listing: listing).bytes)
+                                                       atMicroseconds: now + Int64(i), listing: listing).bytes)
         }
         let clients = core.withLock { c -> [WebSocket] in
             for m in messages {

@@ -17,7 +17,7 @@ enum RequestFeedJSON {
     /// `listing`: the request was a ListDocuments (REST `GET` of a collection): the official
     /// emulator proves it as a query with the listing's default page of 30.
     static func evaluation(_ decision: RulesDecision, granular: [AllowOutcome], project: String, rules: ProjectRules?,
-                           at time: Date, listing: Bool = false) -> JSON {
+                           atMicroseconds time: Int64, listing: Bool = false) -> JSON {
         let source = rules?.files.first?.content ?? ""
         let outcome: String
         if decision.allowed {
@@ -172,11 +172,10 @@ enum RequestFeedJSON {
         return iso(date) + "." + pad(Int(t.nanos) / 1_000_000, 3) + "Z"
     }
 
-    /// `2026-11-28T20:11:33.695558Z`: when the evaluation was made.
-    static func microsecondTime(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970.rounded(.down)
-        let micros = Int(((date.timeIntervalSince1970 - seconds) * 1_000_000).rounded(.down))
-        return iso(Date(timeIntervalSince1970: seconds)) + "." + pad(min(micros, 999_999), 6) + "Z"
+    /// `2026-11-28T20:11:33.695558Z`: when the evaluation was made (microseconds since 1970).
+    static func microsecondTime(_ micros: Int64) -> String {
+        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        return iso(Date(timeIntervalSince1970: Double(seconds))) + "." + pad(Int(micros - seconds * 1_000_000), 6) + "Z"
     }
 
     private static func iso(_ date: Date) -> String {
