@@ -21,10 +21,12 @@ public final class WebSocket: Sendable {
 
     private let state = Mutex(State())
     let budget: Int
+    let shared: WebSocketSharedBudget?
     private let wake: @Sendable () -> Void
 
-    init(budget: Int, wake: @escaping @Sendable () -> Void) {
+    init(budget: Int, shared: WebSocketSharedBudget? = nil, wake: @escaping @Sendable () -> Void) {
         self.budget = budget
+        self.shared = shared
         self.wake = wake
     }
 
@@ -44,12 +46,16 @@ public final class WebSocket: Sendable {
         enum Outcome { case queued, refused, overBudget }
         let outcome = state.withLock { s -> Outcome in
             guard !s.closed, s.closeRequest == nil else { return .refused }
-            if s.queue.count + payload.count + 10 > budget {
+            let overShared = shared.map { !s.queue.isEmpty && $0.queued + payload.count > $0.limit } ?? false
+            if s.queue.count + payload.count + 10 > budget || overShared {
                 s.closeRequest = (WebSocketCloseCode.policyViolation, "the client does not read what it is sent")
+                shared?.release(s.queue.count)
                 s.queue = []
                 return .overBudget
             }
+            let before = s.queue.count
             WebSocketFrame.serialize(opcode, payload, into: &s.queue)
+            shared?.add(s.queue.count - before)
             return .queued
         }
         switch outcome {
@@ -93,12 +99,21 @@ public final class WebSocket: Sendable {
         var close: (UInt16, String)?
     }
 
-    /// Takes the queued bytes and a close request, if any.
-    func take() -> Pending {
+    /// Takes up to `max` queued bytes (frames may be cut: the socket is a byte stream), and
+    /// the close request once nothing is left before it.
+    func take(max: Int) -> Pending {
         state.withLock { s in
-            let p = Pending(bytes: s.queue, close: s.closeRequest)
-            s.queue = []
-            return p
+            let n = min(max, s.queue.count)
+            let bytes: [UInt8]
+            if n == s.queue.count {
+                bytes = s.queue
+                s.queue = []
+            } else {
+                bytes = Array(s.queue[..<n])
+                s.queue.removeFirst(n)
+            }
+            shared?.release(n)
+            return Pending(bytes: bytes, close: s.queue.isEmpty ? s.closeRequest : nil)
         }
     }
 
@@ -114,6 +129,7 @@ public final class WebSocket: Sendable {
         let handlers = state.withLock { s -> [@Sendable () -> Void] in
             guard !s.closed else { return [] }
             s.closed = true
+            shared?.release(s.queue.count)
             s.queue = []
             let h = s.onClose
             s.onClose = []

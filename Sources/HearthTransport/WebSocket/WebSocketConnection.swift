@@ -40,7 +40,7 @@ final class WebSocketConnection: ConnectionHandler, @unchecked Sendable {
         let pumpScheduled = Atomic<Bool>(false)
         // Set below: the wake-up needs `self`, created after the socket.
         let box = WeakBox()
-        socket = WebSocket(budget: limits.sendBudget) {
+        socket = WebSocket(budget: limits.sendBudget, shared: limits.sharedBudget) {
             guard !pumpScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
             loop.execute {
                 pumpScheduled.store(false, ordering: .releasing)
@@ -188,15 +188,19 @@ final class WebSocketConnection: ConnectionHandler, @unchecked Sendable {
 
     // MARK: Output
 
-    /// Moves what the application queued to the socket while it is writable.
+    /// Moves what the application queued to the connection's output, keeping that under the
+    /// low-water mark: the rest waits in the WebSocket, counted against its send budget (and
+    /// the shared one), so a client that does not read holds at most 64 KiB here.
     func pump() {
         guard !connection.isClosed, !closeSent else { return }
-        guard connection.isWritable else {
+        let room = Connection.lowWater - connection.outboundCount
+        guard room > 0 else {
             connection.requestWritableNotification()
             return
         }
-        let pending = socket.take()
+        let pending = socket.take(max: room)
         if !pending.bytes.isEmpty { connection.write(pending.bytes) }
+        if pending.close == nil, socket.queuedByteCount > 0 { connection.requestWritableNotification() }
         if let (code, reason) = pending.close {
             socket.markClosed()
             // The client's close frame is awaited for closeTimeout (input is still read for it).

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A WebSocket's budgets. Every one bounds what a client can make the server hold or wait
 /// for; the defaults suit a feed the server writes and the client only reads.
 public struct WebSocketLimits: Sendable {
@@ -9,6 +11,11 @@ public struct WebSocketLimits: Sendable {
     /// (past the socket buffer's high-water mark); a send past it closes the WebSocket with
     /// 1008 — a client that stops reading cannot make the server hold more.
     public var sendBudget: Int = 4 * 1024 * 1024
+    /// Bytes all the WebSockets sharing this budget (one server's) may have queued together;
+    /// past it a send to a client that still has bytes waiting closes that client (1008), so
+    /// many slow clients cannot add up to many budgets. A client with nothing waiting always
+    /// gets its message. Nil: no shared cap.
+    public var sharedBudget: WebSocketSharedBudget?
     /// A frame begun must be complete this long after its first byte (slowloris), seconds.
     public var frameTimeout: Double = 10
     /// With nothing received for this long the server pings (seconds)…
@@ -26,4 +33,19 @@ public struct WebSocketLimits: Sendable {
 public enum WebSocketMessage: Sendable, Equatable {
     case text(String)
     case binary([UInt8])
+}
+
+/// A cap on the bytes several WebSockets have queued together (see
+/// `WebSocketLimits.sharedBudget`).
+public final class WebSocketSharedBudget: Sendable {
+    public let limit: Int
+    private let used = Atomic<Int>(0)
+
+    public init(limit: Int) { self.limit = limit }
+
+    /// Bytes queued now.
+    public var queued: Int { used.load(ordering: .relaxed) }
+
+    func add(_ n: Int) { used.add(n, ordering: .relaxed) }
+    func release(_ n: Int) { if n != 0 { used.subtract(n, ordering: .relaxed) } }
 }

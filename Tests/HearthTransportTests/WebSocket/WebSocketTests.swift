@@ -199,6 +199,34 @@ import Testing
         #expect(server.bufferedBytes < 4 * 1024 * 1024)
     }
 
+    @Test func slowClientsTogetherStayWithinTheSharedBudget() throws {
+        var limits = WebSocketLimits()
+        limits.sendBudget = 8 * 1024 * 1024
+        let shared = WebSocketSharedBudget(limit: 512 * 1024)
+        limits.sharedBudget = shared
+        let opened = Opened()
+        let server = try Self.echoServer(limits: limits, opened: opened)
+        defer { server.stop() }
+        var clients: [TestSocket] = []
+        for _ in 0..<8 {
+            let c = try TestSocket(port: server.port, receiveBuffer: 4096)
+            c.send(Self.handshake)
+            clients.append(c)
+        }
+        #expect(eventually { opened.list.withLock { $0.count } == 8 })
+        let sockets = opened.list.withLock { $0 }
+        let chunk = String(repeating: "y", count: 8 * 1024)
+        for _ in 0..<400 {
+            for s in sockets { s.send(text: chunk) }
+            #expect(shared.queued <= shared.limit + 8 * (chunk.count + 10))
+        }
+        // Each alone stays under its own 8 MiB budget (400 × 8 KiB), yet together they were
+        // cut off at the shared 512 KiB.
+        #expect(sockets.allSatisfy { $0.isClosed })
+        #expect(eventually { shared.queued == 0 })
+        _ = clients
+    }
+
     @Test func badHandshakesAreRefusedWithHTTPErrors() throws {
         let server = try Self.echoServer()
         defer { server.stop() }

@@ -31,6 +31,9 @@ public final class RequestFeed: Sendable {
         var stopped = false
     }
 
+    /// The initial array's size at most: the newest kept evaluations that fit.
+    static let maxInitialBytes = 2 * 1024 * 1024
+
     public init(state: EmulatorState, capacity: Int = 1_000) {
         self.state = state
         self.capacity = max(1, capacity)
@@ -48,7 +51,14 @@ public final class RequestFeed: Sendable {
             c.clients[id] = socket
             var array: [UInt8] = [UInt8(ascii: "[")]
             let ordered = c.kept.count < capacity ? c.kept : Array(c.kept[c.keptHead...] + c.kept[..<c.keptHead])
-            for (i, e) in ordered.enumerated() {
+            // The newest that fit in `maxInitialBytes` (each evaluation carries the rules source).
+            var size = 0
+            var first = ordered.count
+            while first > 0, size + ordered[first - 1].count + 1 <= Self.maxInitialBytes {
+                first -= 1
+                size += ordered[first].count + 1
+            }
+            for (i, e) in ordered[first...].enumerated() {
                 if i > 0 { array.append(UInt8(ascii: ",")) }
                 array.append(contentsOf: e)
             }
@@ -170,13 +180,16 @@ public final class RequestFeedServer: Sendable {
     }
 
     /// A client message is never needed (the UI only reads): small frames; a frame begun
-    /// must end within the main port's header deadline; 4 MiB unread closes a client.
+    /// must end within the main port's header deadline; 4 MiB unread closes a client, and
+    /// so does passing 32 MiB unread across all clients while it has anything unread (each
+    /// client also holds at most 64 KiB in its connection's output).
     public static func webSocketLimits(like server: HTTPLimits = HTTPLimits()) -> WebSocketLimits {
         var l = WebSocketLimits()
         l.maxFrameSize = 64 * 1024
         l.maxMessageSize = 256 * 1024
         l.frameTimeout = server.headerTimeout
         l.sendBudget = 4 * 1024 * 1024
+        l.sharedBudget = WebSocketSharedBudget(limit: 32 * 1024 * 1024)
         return l
     }
 
