@@ -1,3 +1,4 @@
+import HearthProtobuf
 import HearthTransport
 
 /// A gRPC status: one of the canonical codes and a message. It is the error every gRPC
@@ -109,4 +110,9 @@ public struct GRPCStatus: Error, Sendable, Equatable, CustomStringConvertible {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// Malformed protobuf in a gRPC request is INVALID_ARGUMENT.
+extension GRPCStatus: ProtoDecodingFailure {
+    public static func malformedProtobuf(_ description: String) -> GRPCStatus { GRPCStatus(.invalidArgument, description) }
 }

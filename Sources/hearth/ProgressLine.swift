@@ -1,11 +1,12 @@
 import Foundation
+import HearthServer
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Progress of long work (imports, exports) on one terminal line, rewritten at most four
 /// times a second; when standard output is not a terminal, only the final summary prints.
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: EmulatorProgress, @unchecked Sendable {
     // @unchecked: called from the thread doing the work only.
     private let label: String
     private let isTerminal = isatty(STDOUT_FILENO) != 0

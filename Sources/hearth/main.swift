@@ -7,6 +7,8 @@ let usage = """
 
     commands:
       serve [--port N] [--seed FILE] …         run the emulator (REST, gRPC, WebChannel on one port; `hearth serve --help`)
+      exec [serve flags] -- CMD ARGS…         run CMD against a fresh emulator, then stop it (`hearth exec --help`)
+      suite-launcher OUT.jar                  write the JAR that runs Hearth under `firebase emulators:start`
       export DIR [--address H:P | --data-dir D]  write a firebase-tools export folder (`hearth export --help`)
       import PATH [--address H:P | --data-dir D] load an export or Hearth JSON (`hearth import --help`)
       rules check FILE…                       compile rules; print FILE:LINE:COL diagnostics
@@ -23,9 +25,11 @@ switch args.first {
 case nil, "help", "-h", "--help":
     print(usage)
 case "serve":
-    let (serveArgs, webSocketPort) = WebSocketPortFlag.extract(Array(args.dropFirst()))
-    if let webSocketPort { WebSocketPortFlag.attach(port: webSocketPort) }
-    exit(ServeCommand.run(serveArgs))
+    exit(ServeCommand.run(Array(args.dropFirst())))
+case "exec":
+    exit(ExecCommand.run(Array(args.dropFirst())))
+case "suite-launcher":
+    exit(SuiteLauncherCommand.run(Array(args.dropFirst())))
 case "export":
     exit(DataCommand.export(Array(args.dropFirst())))
 case "import":

@@ -22,7 +22,7 @@ VENV="$ROOT/.build/console-venv"
 EXTRA_PINS="selenium==4.38.0"
 source Tests/Compat/python-venv.bash  # not *.sh: .ci/run runs every *.sh as a check
 
-SERVE_ARGS=(--console-port 0)
+SERVE_ARGS=(--console-port 0 --demo-apps)
 source Tests/Compat/hearth-server.bash
 CONSOLE=$(sed -n 's/^hearth serve: console at //p' "$WORK/serve.log")
 [ -n "$CONSOLE" ] || { echo "$CHECK: hearth serve printed no console address"; cat "$WORK/serve.log"; exit 1; }

@@ -32,7 +32,7 @@ enum HearthCLI {
 
     /// Runs `hearth args` in `directory` (a scratch folder, so the checkout's Seeds/ are not
     /// loaded); `whileRunning` gets the process once started (to stop a server).
-    static func run(_ args: [String], in directory: URL? = nil, timeout: TimeInterval = 120,
+    static func run(_ args: [String], in directory: URL? = nil, timeout: TimeInterval = 120, environment: [String: String]? = nil,
                     whileRunning: ((Process) throws -> Void)? = nil) throws -> Run {
         let binary = try #require(binary, "no hearth binary beside \(CommandLine.arguments[0])")
         let dir = try directory ?? scratch()
@@ -46,6 +46,7 @@ enum HearthCLI {
         process.executableURL = binary
         process.arguments = args
         process.currentDirectoryURL = dir
+        if let environment { process.environment = environment }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()

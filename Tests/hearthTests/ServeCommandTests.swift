@@ -76,3 +76,103 @@ import Testing
         #expect(second.stdout.contains("3 documents"))
     }
 }
+
+/// The official emulator JAR's flags, as firebase-tools passes them (downloadableEmulators.ts,
+/// v15.28.1): accepted with the JAR's meaning, JAR-only ones noted, bad values named.
+@Suite struct ServeJARFlagTests {
+    @Test("firebase-tools' argv starts Hearth: the export imported into --project_id, --rules for every project, SIGTERM stops it with 0")
+    func firebaseToolsArgv() throws {
+        let dir = try HearthCLI.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{db}/documents {\n    match /{d=**} { allow read; }\n  }\n}\n"
+            .write(to: dir.appendingPathComponent("firestore.rules"), atomically: true, encoding: .utf8)
+        try "{}".write(to: dir.appendingPathComponent("seed.json"), atomically: true, encoding: .utf8)
+        let ready = dir.appendingPathComponent("ready")
+        let run = try HearthCLI.run(["serve", "--host", "127.0.0.1", "--port", "0", "--websocket_port", "0", "--database-edition", "enterprise",
+                                     "--project_id", "demo-jar", "--seed_from_export", "seed.json", "--rules", dir.appendingPathComponent("firestore.rules").path,
+                                     "--single_project_mode", "true", "--functions_emulator", "127.0.0.1:5001",
+                                     "--no-console", "--ready-file", ready.path], in: dir) { process in
+            _ = try HearthCLI.waitForReady(ready, process)
+            process.terminate()
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("for every project"))
+        #expect(run.stdout.contains("imported 0 documents from seed.json"))
+        #expect(run.stdout.contains("the Emulator UI's Requests feed at ws://127.0.0.1:") && run.stdout.contains("--functions_emulator 127.0.0.1:5001 noted"))
+    }
+
+    @Test("the JAR's flags that Hearth has no use for are accepted with a note, never a failure")
+    func notedFlags() throws {
+        let run = try HearthCLI.run(["serve", "--database-mode", "datastore-mode", "--export-name", "x", "--single_project_mode_error", "true",
+                                     "--single_project_mode", "--help"])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("hearth serve: note: --database-mode datastore-mode is accepted and ignored"))
+        #expect(run.stderr.contains("hearth serve: note: --export-name x is accepted and ignored"))
+        #expect(run.stderr.contains("hearth serve: note: --single_project_mode_error is accepted and ignored"))
+        #expect(run.stdout.contains("--seed_from_export"))
+    }
+
+    @Test("--version and --licenses print and exit 0, as the JAR's do")
+    func versionAndLicenses() throws {
+        #expect(try HearthCLI.run(["serve", "--version"]).status == 0)
+        let licenses = try HearthCLI.run(["serve", "--licenses"])
+        #expect(licenses.status == 0 && licenses.stdout.contains("no third-party code"))
+    }
+
+    @Test("a JAR flag's bad value is named, exit 2", arguments: [
+        (["--database-edition", "premium"], "--database-edition must be standard or enterprise, got 'premium'"),
+        (["--websocket_port", "ws"], "--websocket_port must be 0…65535, got 'ws'"),
+        (["--webchannel_port", "-1"], "--webchannel_port must be 0…65535, got '-1'"),
+        (["--functions_emulator", "localhost"], "--functions_emulator must be HOST:PORT, got 'localhost'"),
+        (["--project_id"], "--project_id needs a value"),
+    ])
+    func badValues(_ args: [String], _ message: String) throws {
+        let run = try HearthCLI.run(["serve"] + args)
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix("hearth serve: \(message)\n\nusage: hearth serve"))
+    }
+
+    @Test("a port in use: exit 1 with the words firebase-tools looks for, and no --export-on-exit written")
+    func portInUse() throws {
+        let dir = try HearthCLI.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ready = dir.appendingPathComponent("ready")
+        var second: HearthCLI.Run?
+        _ = try HearthCLI.run(["serve", "--port", "0", "--no-console", "--ready-file", ready.path], in: dir) { first in
+            let address = try HearthCLI.waitForReady(ready, first)
+            let port = String(address.split(separator: ":").last ?? "")
+            second = try HearthCLI.run(["serve", "--port", port, "--no-console", "--export-on-exit", "out"], in: dir)
+            first.terminate()
+        }
+        let run = try #require(second)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("address already in use"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
+    }
+
+    @Test("--demo-apps loads the documented apps from the checkout hearth was built from, wherever it runs")
+    func demoApps() throws {
+        let ready = try HearthCLI.scratch().appendingPathComponent("ready")
+        let run = try HearthCLI.run(["serve", "--port", "0", "--no-console", "--demo-apps", "--ready-file", ready.path]) { process in
+            _ = try HearthCLI.waitForReady(ready, process)
+            process.terminate()
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("demo-chores") && run.stdout.contains("Rules/chores.rules"))
+    }
+
+    @Test("without --demo-apps nothing is loaded, even in a folder with Seeds/")
+    func noDemoAppsUnlessAsked() throws {
+        let dir = try HearthCLI.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Seeds/x"), withIntermediateDirectories: true)
+        try #"{"a/b": {}}"#.write(to: dir.appendingPathComponent("Seeds/x/documents.json"), atomically: true, encoding: .utf8)
+        let ready = dir.appendingPathComponent("ready")
+        let run = try HearthCLI.run(["serve", "--port", "0", "--no-console", "--ready-file", ready.path], in: dir) { process in
+            _ = try HearthCLI.waitForReady(ready, process)
+            process.terminate()
+        }
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("demo-x"))
+    }
+}

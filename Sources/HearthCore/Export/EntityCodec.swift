@@ -1,4 +1,5 @@
 import Foundation
+import HearthProtobuf
 
 /// A document as an export holds it: where it belongs and its fields. Exports carry no
 /// create or update times; an import gives documents new ones.
@@ -49,15 +50,14 @@ public enum EntityCodec {
 
     /// The record for a document of `database`.
     public static func encode(path: ResourcePath, fields: MapValue, database: DatabaseID) throws(FirestoreError) -> [UInt8] {
-        var w = WireWriter()
-        w.bytes.reserveCapacity(64 + fields.count * 24)
-        try w.message(13) { (k: inout WireWriter) throws(FirestoreError) in
-            k.string(13, app(database.project))
-            try k.message(14) { (p: inout WireWriter) throws(FirestoreError) in writeElements(path.segments, keyFields, into: &p) }
-            if database.database != DatabaseID.defaultDatabase { k.string(23, database.database) }
+        var w = ProtoWriter(capacity: 64 + fields.count * 24)
+        try w.writeMessage(13) { (k: inout ProtoWriter) throws(FirestoreError) in
+            k.writeString(13, app(database.project))
+            try k.writeMessage(14) { (p: inout ProtoWriter) throws(FirestoreError) in writeElements(path.segments, keyFields, into: &p) }
+            if database.database != DatabaseID.defaultDatabase { k.writeString(23, database.database) }
         }
         try writeProperties(fields, into: &w, depth: 0)
-        try w.message(16) { (p: inout WireWriter) throws(FirestoreError) in writeElements(Array(path.segments.prefix(2)), keyFields, into: &p) }
+        try w.writeMessage(16) { (p: inout ProtoWriter) throws(FirestoreError) in writeElements(Array(path.segments.prefix(2)), keyFields, into: &p) }
         return w.bytes
     }
 
@@ -71,13 +71,13 @@ public enum EntityCodec {
     static let referenceFields: ElementFields = (14, 15, 16, 17)
 
     /// One element per (collection, document id) pair; a `__id<N>__` id as the number N.
-    private static func writeElements(_ segments: [String], _ fields: ElementFields, into w: inout WireWriter) {
+    private static func writeElements(_ segments: [String], _ fields: ElementFields, into w: inout ProtoWriter) {
         var i = 0
         while i + 1 < segments.count {
             let collection = segments[i], id = segments[i + 1]
-            w.group(fields.group) { e in
-                e.string(fields.type, collection)
-                if let n = ResourcePath.numericID(id) { e.int64(fields.id, n) } else { e.string(fields.name, id) }
+            w.writeGroup(fields.group) { e in
+                e.writeString(fields.type, collection)
+                if let n = ResourcePath.numericID(id) { e.writeInt64(fields.id, n) } else { e.writeString(fields.name, id) }
             }
             i += 2
         }
@@ -85,14 +85,14 @@ public enum EntityCodec {
 
     /// The properties of a document or embedded entity: empty arrays in list 14, the rest
     /// in list 15 (as the emulator writes them).
-    private static func writeProperties(_ fields: MapValue, into w: inout WireWriter, depth: Int) throws(FirestoreError) {
+    private static func writeProperties(_ fields: MapValue, into w: inout ProtoWriter, depth: Int) throws(FirestoreError) {
         guard depth < maxDepth else { throw .invalidArgument("Maps are nested deeper than \(maxDepth) levels.") }
         for (name, value) in fields where value == .array([]) {
-            try w.message(14) { (p: inout WireWriter) throws(FirestoreError) in
-                p.int64(1, Meaning.emptyList)
-                p.string(3, name)
-                p.bool(4, false)
-                try p.message(5) { (_: inout WireWriter) throws(FirestoreError) in }
+            try w.writeMessage(14) { (p: inout ProtoWriter) throws(FirestoreError) in
+                p.writeInt64(1, Meaning.emptyList)
+                p.writeString(3, name)
+                p.writeBool(4, false)
+                try p.writeMessage(5) { (_: inout ProtoWriter) throws(FirestoreError) in }
             }
         }
         for (name, value) in fields {
@@ -104,11 +104,11 @@ public enum EntityCodec {
                 }
             case .vector(let components):
                 for d in components {
-                    try w.message(15) { (p: inout WireWriter) throws(FirestoreError) in
-                        p.int64(1, Meaning.vector)
-                        p.string(3, name)
-                        p.bool(4, true)
-                        try p.message(5) { (v: inout WireWriter) throws(FirestoreError) in v.double(4, d) }
+                    try w.writeMessage(15) { (p: inout ProtoWriter) throws(FirestoreError) in
+                        p.writeInt64(1, Meaning.vector)
+                        p.writeString(3, name)
+                        p.writeBool(4, true)
+                        try p.writeMessage(5) { (v: inout ProtoWriter) throws(FirestoreError) in v.writeDouble(4, d) }
                     }
                 }
             default:
@@ -117,13 +117,13 @@ public enum EntityCodec {
         }
     }
 
-    private static func writeProperty(_ name: String, _ value: Value, multiple: Bool, into w: inout WireWriter, depth: Int) throws(FirestoreError) {
-        try w.message(15) { (p: inout WireWriter) throws(FirestoreError) in
+    private static func writeProperty(_ name: String, _ value: Value, multiple: Bool, into w: inout ProtoWriter, depth: Int) throws(FirestoreError) {
+        try w.writeMessage(15) { (p: inout ProtoWriter) throws(FirestoreError) in
             let meaning = meaning(of: value)
-            if meaning != 0 { p.int64(1, meaning) }
-            p.string(3, name)
-            p.bool(4, multiple)
-            try p.message(5) { (v: inout WireWriter) throws(FirestoreError) in try writeValue(value, into: &v, depth: depth) }
+            if meaning != 0 { p.writeInt64(1, meaning) }
+            p.writeString(3, name)
+            p.writeBool(4, multiple)
+            try p.writeMessage(5) { (v: inout ProtoWriter) throws(FirestoreError) in try writeValue(value, into: &v, depth: depth) }
         }
     }
 
@@ -150,25 +150,25 @@ public enum EntityCodec {
         }
     }
 
-    private static func writeValue(_ value: Value, into v: inout WireWriter, depth: Int) throws(FirestoreError) {
+    private static func writeValue(_ value: Value, into v: inout ProtoWriter, depth: Int) throws(FirestoreError) {
         switch value {
         case .null: break
-        case .boolean(let b): v.bool(2, b)
-        case .integer(let i): v.int64(1, i)
-        case .double(let d): v.double(4, d)
-        case .timestamp(let t): v.int64(1, t.microseconds)
-        case .string(let s): v.string(3, s)
-        case .bytes(let d): v.bytes(3, d)
+        case .boolean(let b): v.writeBool(2, b)
+        case .integer(let i): v.writeInt64(1, i)
+        case .double(let d): v.writeDouble(4, d)
+        case .timestamp(let t): v.writeInt64(1, t.microseconds)
+        case .string(let s): v.writeString(3, s)
+        case .bytes(let d): v.writeBytes(3, d)
         case .geoPoint(let g):
-            v.group(5) { p in
-                p.double(6, g.latitude)
-                p.double(7, g.longitude)
+            v.writeGroup(5) { p in
+                p.writeDouble(6, g.latitude)
+                p.writeDouble(7, g.longitude)
             }
         case .reference(let name):
-            v.group(12) { r in
-                r.string(13, app(name.database.project))
+            v.writeGroup(12) { r in
+                r.writeString(13, app(name.database.project))
                 writeElements(name.path.segments, referenceFields, into: &r)
-                if name.database.database != DatabaseID.defaultDatabase { r.string(23, name.database.database) }
+                if name.database.database != DatabaseID.defaultDatabase { r.writeString(23, name.database.database) }
             }
         case .map(let m):
             if let (_, legacy) = legacyMeaning(m) {
@@ -176,7 +176,7 @@ public enum EntityCodec {
                 return
             }
             // An embedded entity with an empty key and entity group, as the emulator writes.
-            try v.message(3) { (e: inout WireWriter) throws(FirestoreError) in
+            try v.writeMessage(3) { (e: inout ProtoWriter) throws(FirestoreError) in
                 e.bytes.append(contentsOf: [0x6A, 0x04, 0x6A, 0x00, 0x72, 0x00])
                 try writeProperties(m, into: &e, depth: depth + 1)
                 e.bytes.append(contentsOf: [0x82, 0x01, 0x00])
@@ -191,33 +191,34 @@ public enum EntityCodec {
     /// The document a record holds. `record` names the record in errors (file and offset).
     public static func decode(_ bytes: [UInt8], record: String) throws(FirestoreError) -> ExportedDocument? {
         do {
-            return try WireReader.read(bytes) { (r: inout WireReader) throws(FirestoreError) -> ExportedDocument? in try decodeEntity(&r) }
+            var r = EntityReader(bytes, acceptsGroups: true)
+            return try decodeEntity(&r)
         } catch {
             throw .invalidArgument("\(record): \(error.message)")
         }
     }
 
     /// nil for an entity in a namespace: it imports into a namespace no Firestore API shows.
-    private static func decodeEntity(_ r: inout WireReader) throws(FirestoreError) -> ExportedDocument? {
+    private static func decodeEntity(_ r: inout EntityReader) throws(FirestoreError) -> ExportedDocument? {
         let entity = r
-        var key: WireReader?
+        var key: EntityReader?
         var sawEntityGroup = false
         while let k = try r.next() {
-            switch k.field {
-            case 13: key = try r.message(k)
-            case 16: _ = try r.lengthDelimited(k); sawEntityGroup = true
+            switch k.number {
+            case 13: key = try r.readMessage(k)
+            case 16: _ = try r.readLengthDelimitedRange(k); sawEntityGroup = true
             default: try r.skip(k)
             }
         }
         guard var key else { throw .invalidArgument("the entity has no key") }
         guard sawEntityGroup else { throw .invalidArgument("the entity has no entity_group (a required field)") }
-        var appName: String?, pathReader: WireReader?, namespace: String?, databaseID = DatabaseID.defaultDatabase
+        var appName: String?, pathReader: EntityReader?, namespace: String?, databaseID = DatabaseID.defaultDatabase
         while let k = try key.next() {
-            switch k.field {
-            case 13: appName = try key.string(k)
-            case 14: pathReader = try key.message(k)
-            case 20: namespace = try key.string(k)
-            case 23: databaseID = try key.string(k)
+            switch k.number {
+            case 13: appName = try key.readString(k)
+            case 14: pathReader = try key.readMessage(k)
+            case 20: namespace = try key.readString(k)
+            case 23: databaseID = try key.readString(k)
             default: try key.skip(k)
             }
         }
@@ -226,8 +227,8 @@ public enum EntityCodec {
         if let namespace, !namespace.isEmpty { return nil }
         var segments: [String] = []
         while let k = try pathReader.next() {
-            guard k.field == keyFields.group, k.wireType == 3 else { try pathReader.skip(k); continue }
-            var element = try pathReader.group(k)
+            guard k.number == keyFields.group, k.wireType == .startGroup else { try pathReader.skip(k); continue }
+            var element = try pathReader.readGroup(k)
             try readElement(&element, keyFields, into: &segments)
         }
         let path = ResourcePath(segments: segments)
@@ -243,13 +244,13 @@ public enum EntityCodec {
         return app
     }
 
-    private static func readElement(_ e: inout WireReader, _ fields: ElementFields, into segments: inout [String]) throws(FirestoreError) {
+    private static func readElement(_ e: inout EntityReader, _ fields: ElementFields, into segments: inout [String]) throws(FirestoreError) {
         var type: String?, id: String?
         while let k = try e.next() {
-            switch k.field {
-            case fields.type: type = try e.string(k)
-            case fields.id: id = "__id\(try e.int64(k))__"
-            case fields.name: id = try e.string(k)
+            switch k.number {
+            case fields.type: type = try e.readString(k)
+            case fields.id: id = "__id\(try e.readInt64(k))__"
+            case fields.name: id = try e.readString(k)
             default: try e.skip(k)
             }
         }
@@ -269,14 +270,14 @@ public enum EntityCodec {
     /// The fields of an entity (a document or an embedded map): its `property` list (14)
     /// first, then its `raw_property` list (15), each in file order, as the emulator's import
     /// reads them (an array split over both lists keeps that order).
-    private static func readProperties(of entity: WireReader, depth: Int) throws(FirestoreError) -> MapValue {
+    private static func readProperties(of entity: EntityReader, depth: Int) throws(FirestoreError) -> MapValue {
         guard depth < maxDepth else { throw .invalidArgument("maps nested deeper than \(maxDepth) levels") }
         var fields: [(name: String, pending: Pending)] = []
         for list in 14...15 {
             var r = entity
             while let k = try r.next() {
-                guard k.field == list else { try r.skip(k); continue }
-                var p = try r.message(k)
+                guard k.number == list else { try r.skip(k); continue }
+                var p = try r.readMessage(k)
                 try readProperty(&p, into: &fields, depth: depth)
             }
         }
@@ -292,14 +293,14 @@ public enum EntityCodec {
         return MapValue(unsortedEntries: entries)
     }
 
-    private static func readProperty(_ p: inout WireReader, into fields: inout [(name: String, pending: Pending)], depth: Int) throws(FirestoreError) {
-        var meaning: Int64 = 0, name: String?, multiple: Bool?, value: WireReader?
+    private static func readProperty(_ p: inout EntityReader, into fields: inout [(name: String, pending: Pending)], depth: Int) throws(FirestoreError) {
+        var meaning: Int64 = 0, name: String?, multiple: Bool?, value: EntityReader?
         while let k = try p.next() {
-            switch k.field {
-            case 1: meaning = try p.int64(k)
-            case 3: name = try p.string(k)
-            case 4: multiple = try p.int64(k) != 0
-            case 5: value = try p.message(k)
+            switch k.number {
+            case 1: meaning = try p.readInt64(k)
+            case 3: name = try p.readString(k)
+            case 4: multiple = try p.readInt64(k) != 0
+            case 5: value = try p.readMessage(k)
             case 6: throw .invalidArgument("Property \"\(name ?? "")\" has field stashed")
             default: try p.skip(k)
             }
@@ -338,10 +339,10 @@ public enum EntityCodec {
         }
     }
 
-    private static func vectorComponent(_ value: inout WireReader, name: String) throws(FirestoreError) -> Double {
+    private static func vectorComponent(_ value: inout EntityReader, name: String) throws(FirestoreError) -> Double {
         var component: Double?
         while let k = try value.next() {
-            if k.field == 4 { component = try value.double(k) } else {
+            if k.number == 4 { component = try value.readDouble(k) } else {
                 try value.skip(k)
                 throw .invalidArgument("property \"\(name)\": all values in a vector must be doubles")
             }
@@ -350,29 +351,29 @@ public enum EntityCodec {
         return component
     }
 
-    private static func readValue(_ v: inout WireReader, meaning: Int64, name: String, depth: Int) throws(FirestoreError) -> Value {
+    private static func readValue(_ v: inout EntityReader, meaning: Int64, name: String, depth: Int) throws(FirestoreError) -> Value {
         var int: Int64?, bool: Bool?, double: Double?, string: Range<Int>?
-        var point: WireReader?, reference: WireReader?
+        var point: EntityReader?, reference: EntityReader?
         while let k = try v.next() {
-            switch k.field {
-            case 1: int = try v.int64(k)
-            case 2: bool = try v.int64(k) != 0
-            case 3: string = try v.lengthDelimited(k)
-            case 4: double = try v.double(k)
-            case 5 where k.wireType == 3: point = try v.group(k)
-            case 12 where k.wireType == 3: reference = try v.group(k)
+            switch k.number {
+            case 1: int = try v.readInt64(k)
+            case 2: bool = try v.readInt64(k) != 0
+            case 3: string = try v.readLengthDelimitedRange(k)
+            case 4: double = try v.readDouble(k)
+            case 5 where k.wireType == .startGroup: point = try v.readGroup(k)
+            case 12 where k.wireType == .startGroup: reference = try v.readGroup(k)
             default: try v.skip(k)
             }
         }
         if meaning == Meaning.embeddedEntity {
             guard let string else { throw .invalidArgument("property \"\(name)\" is an embedded entity without bytes") }
-            return .map(try readProperties(of: WireReader(v.bytes, range: string), depth: depth + 1))
+            return .map(try readProperties(of: v.reader(over: string), depth: depth + 1))
         }
         if ![0, Meaning.timestamp, Meaning.geoPoint, Meaning.blob].contains(meaning) {
             // A Datastore meaning Firestore does not write: kept, shown as the emulator does.
             let inner: Value
             if let string {
-                let bytes = v.slice(string)
+                let bytes = v.bytes[string]
                 if meaning != Meaning.byteString, let s = String(validating: bytes, as: UTF8.self) { inner = .string(s) } else { inner = .bytes(Data(bytes)) }
             } else if let int { inner = .integer(int) } else if let bool { inner = .boolean(bool) } else if let double { inner = .double(double) } else { inner = .null }
             return .map(MapValue([("__type__", .string(legacyMeaningType)), ("value", inner), ("meaning", .integer(meaning))]))
@@ -381,9 +382,9 @@ public enum EntityCodec {
         if var point {
             var lat: Double?, lng: Double?
             while let k = try point.next() {
-                switch k.field {
-                case 6: lat = try point.double(k)
-                case 7: lng = try point.double(k)
+                switch k.number {
+                case 6: lat = try point.readDouble(k)
+                case 7: lng = try point.readDouble(k)
                 default: try point.skip(k)
                 }
             }
@@ -401,7 +402,7 @@ public enum EntityCodec {
         if let bool { return .boolean(bool) }
         if let double { return .double(double) }
         if let string {
-            let bytes = v.slice(string)
+            let bytes = v.bytes[string]
             if meaning == Meaning.blob { return .bytes(Data(bytes)) }
             guard let s = String(validating: bytes, as: UTF8.self) else {
                 throw .invalidArgument("property \"\(name)\": a string value that is not UTF-8")
@@ -411,16 +412,16 @@ public enum EntityCodec {
         return .null
     }
 
-    private static func readReference(_ r: inout WireReader, name: String) throws(FirestoreError) -> DocumentName {
+    private static func readReference(_ r: inout EntityReader, name: String) throws(FirestoreError) -> DocumentName {
         var appName = "", databaseID = DatabaseID.defaultDatabase
         var segments: [String] = []
         while let k = try r.next() {
-            switch k.field {
-            case 13: appName = try r.string(k)
-            case referenceFields.group where k.wireType == 3:
-                var element = try r.group(k)
+            switch k.number {
+            case 13: appName = try r.readString(k)
+            case referenceFields.group where k.wireType == .startGroup:
+                var element = try r.readGroup(k)
                 try readElement(&element, referenceFields, into: &segments)
-            case 23: databaseID = try r.string(k)
+            case 23: databaseID = try r.readString(k)
             default: try r.skip(k)
             }
         }

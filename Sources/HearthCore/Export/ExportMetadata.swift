@@ -1,3 +1,5 @@
+import HearthProtobuf
+
 /// The two metadata messages of an export (docs/export-format.md):
 ///
 /// - the overall file (`NAME.overall_export_metadata`, log-framed): record 1 is the format
@@ -16,34 +18,35 @@ enum ExportMetadata {
     }
 
     static func encodeOverall(metadataFile: String, entityCount: Int, byteCount: Int) -> [UInt8] {
-        var w = WireWriter()
-        try! w.message(1) { (p: inout WireWriter) throws(FirestoreError) in
-            try p.message(1) { (spec: inout WireWriter) throws(FirestoreError) in
-                spec.int64(1, 2)  // ALL_KINDS
-                spec.int64(3, 3)  // ALL_NAMESPACES
+        var w = ProtoWriter()
+        try! w.writeMessage(1) { (p: inout ProtoWriter) throws(FirestoreError) in
+            try p.writeMessage(1) { (spec: inout ProtoWriter) throws(FirestoreError) in
+                spec.writeInt64(1, 2)  // ALL_KINDS
+                spec.writeInt64(3, 3)  // ALL_NAMESPACES
             }
-            p.string(2, metadataFile)
-            p.int64(3, Int64(entityCount))
-            p.int64(4, Int64(byteCount))
+            p.writeString(2, metadataFile)
+            p.writeInt64(3, Int64(entityCount))
+            p.writeInt64(4, Int64(byteCount))
         }
         return w.bytes
     }
 
     static func decodeOverall(_ bytes: [UInt8]) throws(FirestoreError) -> [Pointer] {
-        try WireReader.read(bytes) { (r: inout WireReader) throws(FirestoreError) -> [Pointer] in try decodeOverall(&r) }
+        var r = EntityReader(bytes, acceptsGroups: true)
+        return try decodeOverall(&r)
     }
 
-    private static func decodeOverall(_ r: inout WireReader) throws(FirestoreError) -> [Pointer] {
+    private static func decodeOverall(_ r: inout EntityReader) throws(FirestoreError) -> [Pointer] {
         var pointers: [Pointer] = []
         while let k = try r.next() {
-            guard k.field == 1 else { try r.skip(k); continue }
-            var p = try r.message(k)
+            guard k.number == 1 else { try r.skip(k); continue }
+            var p = try r.readMessage(k)
             var pointer = Pointer(metadataFile: "")
             while let f = try p.next() {
-                switch f.field {
-                case 2: pointer.metadataFile = try p.string(f)
-                case 3: pointer.entityCount = try p.int64(f)
-                case 4: pointer.byteCount = try p.int64(f)
+                switch f.number {
+                case 2: pointer.metadataFile = try p.readString(f)
+                case 3: pointer.entityCount = try p.readInt64(f)
+                case 4: pointer.byteCount = try p.readInt64(f)
                 default: try p.skip(f)
                 }
             }
@@ -56,31 +59,32 @@ enum ExportMetadata {
     }
 
     static func encodeBackup(name: String, startMicros: Int64, endMicros: Int64, files: [String]) -> [UInt8] {
-        var w = WireWriter()
-        try! w.message(1) { (info: inout WireWriter) throws(FirestoreError) in
-            info.string(1, name)
-            info.int64(2, startMicros)
-            info.int64(3, endMicros)
+        var w = ProtoWriter()
+        try! w.writeMessage(1) { (info: inout ProtoWriter) throws(FirestoreError) in
+            info.writeString(1, name)
+            info.writeInt64(2, startMicros)
+            info.writeInt64(3, endMicros)
         }
-        try! w.message(2) { (kind: inout WireWriter) throws(FirestoreError) in
-            kind.string(1, "")
-            for f in files { kind.string(2, f) }
+        try! w.writeMessage(2) { (kind: inout ProtoWriter) throws(FirestoreError) in
+            kind.writeString(1, "")
+            for f in files { kind.writeString(2, f) }
         }
         return w.bytes
     }
 
     /// The data files a `Backup` lists, in order.
     static func decodeBackupFiles(_ bytes: [UInt8]) throws(FirestoreError) -> [String] {
-        try WireReader.read(bytes) { (r: inout WireReader) throws(FirestoreError) -> [String] in try decodeBackupFiles(&r) }
+        var r = EntityReader(bytes, acceptsGroups: true)
+        return try decodeBackupFiles(&r)
     }
 
-    private static func decodeBackupFiles(_ r: inout WireReader) throws(FirestoreError) -> [String] {
+    private static func decodeBackupFiles(_ r: inout EntityReader) throws(FirestoreError) -> [String] {
         var files: [String] = []
         while let k = try r.next() {
-            guard k.field == 2 else { try r.skip(k); continue }
-            var kind = try r.message(k)
+            guard k.number == 2 else { try r.skip(k); continue }
+            var kind = try r.readMessage(k)
             while let f = try kind.next() {
-                if f.field == 2 { files.append(try kind.string(f)) } else { try kind.skip(f) }
+                if f.number == 2 { files.append(try kind.readString(f)) } else { try kind.skip(f) }
             }
         }
         return files

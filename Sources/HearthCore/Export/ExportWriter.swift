@@ -48,7 +48,9 @@ public final class ExportWriter {
     public init(directory: String, name: String) throws(FirestoreError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .invalidArgument("export_directory must be a directory: \(directory)")
+            // The official emulator's answer, word for word (Tests/Differential, "export
+            // firebase-tools body directory missing"): the path is the caller's own.
+            throw FirestoreError(.failedPrecondition, "export_directory must be a directory")
         }
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw .invalidArgument("export_name must be a single folder name, got \"\(name)\".")

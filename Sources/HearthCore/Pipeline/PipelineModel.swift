@@ -14,8 +14,10 @@ public struct StructuredPipeline: Sendable, Hashable {
     }
 }
 
-/// One `Pipeline.Stage`: `collection`, `where`, `sort`, …
-public struct PipelineStage: Sendable, Hashable {
+/// A name with positional arguments and named options: the protocol's `Pipeline.Stage`
+/// (`collection`, `where`, `sort`, …) and its `Function` value (`equal`, `add`, …) have this
+/// one shape, so they are one type under two names.
+public struct PipelineNode: Sendable, Hashable {
     public var name: String
     public var args: [PipelineValue]
     public var options: [String: PipelineValue]
@@ -27,18 +29,10 @@ public struct PipelineStage: Sendable, Hashable {
     }
 }
 
-/// One `Function` value: a name, positional arguments and named options.
-public struct PipelineFunction: Sendable, Hashable {
-    public var name: String
-    public var args: [PipelineValue]
-    public var options: [String: PipelineValue]
-
-    public init(_ name: String, _ args: [PipelineValue] = [], options: [String: PipelineValue] = [:]) {
-        self.name = name
-        self.args = args
-        self.options = options
-    }
-}
+/// One `Pipeline.Stage`.
+public typealias PipelineStage = PipelineNode
+/// One `Function` value.
+public typealias PipelineFunction = PipelineNode
 
 /// A `Value` that may contain expressions. Plain data stays in `.constant` (an array or map
 /// of constants is one constant), so evaluating a literal costs nothing; `.array` and `.map`

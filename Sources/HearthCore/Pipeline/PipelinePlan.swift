@@ -69,19 +69,29 @@ struct PipelinePlan: Sendable {
 
     // MARK: Decoding each stage
 
-    private static func step(_ stage: PipelineStage, index i: Int, database: DatabaseID) throws(FirestoreError) -> Step {
-        let where_ = "\(stage.name) stage (stages[\(i)])"
-        func fail(_ why: String) -> FirestoreError { .invalidArgument("Invalid \(where_): \(why)") }
+    /// One stage being read: its arguments and options, and the checks every decoder shares
+    /// (each error names the stage and its index).
+    struct StageReader {
+        let stage: PipelineStage
+        let index: Int
+        let database: DatabaseID
+        var args: [PipelineValue] { stage.args }
+        var options: [String: PipelineValue] { stage.options }
+
+        func fail(_ why: String) -> FirestoreError { .invalidArgument("Invalid \(stage.name) stage (stages[\(index)]): \(why)") }
+
         func arity(_ n: ClosedRange<Int>) throws(FirestoreError) {
             guard n.contains(stage.args.count) else {
                 throw fail("expected \(n.lowerBound == n.upperBound ? "\(n.lowerBound)" : "\(n.lowerBound) to \(n.upperBound)") argument(s), got \(stage.args.count).")
             }
         }
+
         func integer(_ v: PipelineValue?, _ what: String) throws(FirestoreError) -> Int {
             guard case .constant(.integer(let n))? = v else { throw fail("\(what) must be an integer.") }
             guard n >= 0, n <= Int64(Int32.max) else { throw fail("\(what) must be between 0 and \(Int32.max), got \(n).") }
             return Int(n)
         }
+
         func named(_ v: PipelineValue, _ what: String) throws(FirestoreError) -> [(FieldPath, PipelineValue)] {
             guard let entries = v.mapEntries else { throw fail("\(what) must be a map of output names to expressions.") }
             var out: [(FieldPath, PipelineValue)] = []
@@ -91,180 +101,214 @@ struct PipelinePlan: Sendable {
             }
             return out
         }
-        func check(_ v: PipelineValue) throws(FirestoreError) { try validateExpression(v, database: database) }
 
-        switch stage.name {
-        case "collection":
-            try arity(1...1)
-            guard case .constant(.reference(let name))? = stage.args.first.map(referenceArgument) ?? nil,
+        func check(_ v: PipelineValue) throws(FirestoreError) { try validateExpression(v, database: database) }
+    }
+
+    /// Reads one stage's arguments into its step.
+    typealias StageDecoder = @Sendable (StageReader) throws(FirestoreError) -> Step
+
+    /// Every stage the protocol has, by name: what its arguments must be, and its step.
+    static let stageDecoders: [String: StageDecoder] = [
+        "collection": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            guard case .constant(.reference(let name))? = s.args.first.map(referenceArgument) ?? nil,
                   name.path.isCollection, !name.path.isEmpty else {
-                throw fail("the argument must be a collection path such as \"/users\".")
+                throw s.fail("the argument must be a collection path such as \"/users\".")
             }
             return .collection(name.path)
-        case "collection_group":
-            try arity(1...2)
-            guard let id = stage.args.last?.stringConstant, !id.isEmpty, !id.contains("/") else {
-                throw fail("the collection ID must be a non-empty string without \"/\".")
+        },
+        "collection_group": { s throws(FirestoreError) -> Step in
+            try s.arity(1...2)
+            guard let id = s.args.last?.stringConstant, !id.isEmpty, !id.contains("/") else {
+                throw s.fail("the collection ID must be a non-empty string without \"/\".")
             }
             return .collectionGroup(id)
-        case "database":
-            try arity(0...0)
+        },
+        "database": { s throws(FirestoreError) -> Step in
+            try s.arity(0...0)
             return .database
-        case "documents":
-            guard !stage.args.isEmpty else { throw fail("expected at least one document path.") }
+        },
+        "documents": { s throws(FirestoreError) -> Step in
+            guard !s.args.isEmpty else { throw s.fail("expected at least one document path.") }
             var paths: [ResourcePath] = []
-            for arg in stage.args {
+            for arg in s.args {
                 guard case .constant(.reference(let name))? = referenceArgument(arg), name.path.isDocument else {
-                    throw fail("each argument must be a document path such as \"/users/alice\".")
+                    throw s.fail("each argument must be a document path such as \"/users/alice\".")
                 }
                 paths.append(name.path)
             }
             return .documents(paths)
-        case "literals":
-            for arg in stage.args {
-                guard arg.mapEntries != nil else { throw fail("each argument must be a map (one result).") }
-                try check(arg)
+        },
+        "literals": { s throws(FirestoreError) -> Step in
+            for arg in s.args {
+                guard arg.mapEntries != nil else { throw s.fail("each argument must be a map (one result).") }
+                try s.check(arg)
             }
-            return .literals(stage.args)
-        case "subcollection":
-            try arity(1...1)
-            guard let path = stage.args[0].stringConstant, !path.isEmpty else { throw fail("the argument must be a collection ID.") }
+            return .literals(s.args)
+        },
+        "subcollection": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            guard let path = s.args[0].stringConstant, !path.isEmpty else { throw s.fail("the argument must be a collection ID.") }
             return .subcollection(path)
-        case "where":
-            try arity(1...1)
-            try check(stage.args[0])
-            return .filter(stage.args[0])
-        case "sort":
-            guard !stage.args.isEmpty else { throw fail("expected at least one ordering.") }
-            return .sort(try stage.args.map { v throws(FirestoreError) in try sortKey(v, fail) })
-        case "limit":
-            try arity(1...1)
-            return .limit(try integer(stage.args[0], "the limit"))
-        case "offset":
-            try arity(1...1)
-            return .offset(try integer(stage.args[0], "the offset"))
-        case "select":
-            try arity(1...1)
-            let fields = try named(stage.args[0], "the selection")
-            guard !fields.isEmpty else { throw fail("expected at least one field.") }
-            for f in fields { try check(f.1) }
+        },
+        "where": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            try s.check(s.args[0])
+            return .filter(s.args[0])
+        },
+        "sort": { s throws(FirestoreError) -> Step in
+            guard !s.args.isEmpty else { throw s.fail("expected at least one ordering.") }
+            return .sort(try s.args.map { v throws(FirestoreError) in try sortKey(v, s.fail) })
+        },
+        "limit": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            return .limit(try s.integer(s.args[0], "the limit"))
+        },
+        "offset": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            return .offset(try s.integer(s.args[0], "the offset"))
+        },
+        "select": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            let fields = try s.named(s.args[0], "the selection")
+            guard !fields.isEmpty else { throw s.fail("expected at least one field.") }
+            for f in fields { try s.check(f.1) }
             return .select(fields)
-        case "add_fields":
-            try arity(1...1)
-            let fields = try named(stage.args[0], "the fields")
-            guard !fields.isEmpty else { throw fail("expected at least one field.") }
-            for f in fields { try check(f.1) }
+        },
+        "add_fields": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            let fields = try s.named(s.args[0], "the fields")
+            guard !fields.isEmpty else { throw s.fail("expected at least one field.") }
+            for f in fields { try s.check(f.1) }
             return .addFields(fields)
-        case "remove_fields":
-            guard !stage.args.isEmpty else { throw fail("expected at least one field.") }
-            return .removeFields(try stage.args.map { v throws(FirestoreError) in
-                guard let f = v.fieldPath else { throw fail("each argument must be a field reference.") }
+        },
+        "remove_fields": { s throws(FirestoreError) -> Step in
+            guard !s.args.isEmpty else { throw s.fail("expected at least one field.") }
+            return .removeFields(try s.args.map { v throws(FirestoreError) in
+                guard let f = v.fieldPath else { throw s.fail("each argument must be a field reference.") }
                 return try pipelineFieldPath(f)
             })
-        case "aggregate":
-            try arity(1...2)
-            let accs = try named(stage.args[0], "the accumulators")
-            guard !accs.isEmpty else { throw fail("the aggregate stage requires at least one accumulator.") }
+        },
+        "aggregate": { s throws(FirestoreError) -> Step in
+            try s.arity(1...2)
+            let accs = try s.named(s.args[0], "the accumulators")
+            guard !accs.isEmpty else { throw s.fail("the aggregate stage requires at least one accumulator.") }
             var accumulators: [(FieldPath, PipelineFunction)] = []
             for (alias, v) in accs {
                 guard case .function(let f) = v, PipelineAggregates.isAggregate(f.name) else {
-                    throw fail("the accumulator \"\(alias.dotted)\" must be an aggregate function (count, sum, average, minimum, maximum…).")
+                    throw s.fail("the accumulator \"\(alias.dotted)\" must be an aggregate function (count, sum, average, minimum, maximum…).")
                 }
-                for a in f.args { try check(a) }
+                for a in f.args { try s.check(a) }
                 accumulators.append((alias, f))
             }
-            let groups = stage.args.count == 2 ? try named(stage.args[1], "the groups") : []
-            for g in groups { try check(g.1) }
+            let groups = s.args.count == 2 ? try s.named(s.args[1], "the groups") : []
+            for g in groups { try s.check(g.1) }
             return .aggregate(accumulators: accumulators, groups: groups)
-        case "distinct":
-            try arity(1...1)
-            let groups = try named(stage.args[0], "the groups")
-            guard !groups.isEmpty else { throw fail("expected at least one field.") }
-            for g in groups { try check(g.1) }
+        },
+        "distinct": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            let groups = try s.named(s.args[0], "the groups")
+            guard !groups.isEmpty else { throw s.fail("expected at least one field.") }
+            for g in groups { try s.check(g.1) }
             return .distinct(groups)
-        case "find_nearest":
-            try arity(3...3)
-            try check(stage.args[0])
+        },
+        "find_nearest": { s throws(FirestoreError) -> Step in
+            try s.arity(3...3)
+            try s.check(s.args[0])
             let vector: [Double]
-            switch stage.args[1].constantValue {
+            switch s.args[1].constantValue {
             case .vector(let d)?: vector = d
             case .array(let items)? where items.allSatisfy(\.isNumber): vector = items.map(PipelineFunctions.double)
-            default: throw fail("the second argument must be a vector.")
+            default: throw s.fail("the second argument must be a vector.")
             }
-            guard let m = stage.args[2].stringConstant, let measure = FindNearest.DistanceMeasure(rawValue: m.uppercased()) else {
-                throw fail("the distance measure must be \"euclidean\", \"cosine\" or \"dot_product\".")
+            guard let m = s.args[2].stringConstant, let measure = FindNearest.DistanceMeasure(rawValue: m.uppercased()) else {
+                throw s.fail("the distance measure must be \"euclidean\", \"cosine\" or \"dot_product\".")
             }
             var limit: Int?
-            if let l = stage.options["limit"] {
-                limit = try integer(l, "the limit")
-                guard limit! > 0 else { throw fail("the limit must be positive.") }
+            if let l = s.options["limit"] {
+                limit = try s.integer(l, "the limit")
+                guard limit! > 0 else { throw s.fail("the limit must be positive.") }
             }
-            let distanceField = try stage.options["distance_field"].map { v throws(FirestoreError) -> FieldPath in
-                guard let f = v.fieldPath ?? v.stringConstant else { throw fail("distance_field must be a field reference.") }
+            let distanceField = try s.options["distance_field"].map { v throws(FirestoreError) -> FieldPath in
+                guard let f = v.fieldPath ?? v.stringConstant else { throw s.fail("distance_field must be a field reference.") }
                 return try pipelineFieldPath(f)
             }
-            return .findNearest(field: stage.args[0], vector: vector, measure: measure, limit: limit, distanceField: distanceField)
-        case "sample":
-            try arity(1...2)
-            let mode = stage.args.count == 2 ? stage.args[1].stringConstant : "documents"
-            switch (mode, stage.args[0].constantValue) {
+            return .findNearest(field: s.args[0], vector: vector, measure: measure, limit: limit, distanceField: distanceField)
+        },
+        "sample": { s throws(FirestoreError) -> Step in
+            try s.arity(1...2)
+            let mode = s.args.count == 2 ? s.args[1].stringConstant : "documents"
+            switch (mode, s.args[0].constantValue) {
             case ("documents", .integer(let n)?) where n >= 0: return .sample(count: Int(min(n, Int64(Int32.max))), fraction: nil)
             case ("percent", .double(let p)?) where p >= 0 && p <= 1: return .sample(count: nil, fraction: p)
             case ("percent", .integer(let p)?) where p >= 0 && p <= 1: return .sample(count: nil, fraction: Double(p))
-            default: throw fail("expected a non-negative document count with \"documents\", or a fraction between 0 and 1 with \"percent\".")
+            default: throw s.fail("expected a non-negative document count with \"documents\", or a fraction between 0 and 1 with \"percent\".")
             }
-        case "union":
-            try arity(1...1)
-            guard case .pipeline(let stages) = stage.args[0] else { throw fail("the argument must be a pipeline.") }
+        },
+        "union": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            guard case .pipeline(let stages) = s.args[0] else { throw s.fail("the argument must be a pipeline.") }
             if case "subcollection"? = stages.first?.name {
-                throw fail("a subcollection stage is only allowed at the start of a nested pipeline (an array() or scalar() subquery), not in a union.")
+                throw s.fail("a subcollection stage is only allowed at the start of a nested pipeline (an array() or scalar() subquery), not in a union.")
             }
-            return .union(try PipelinePlan(stages, database: database))
-        case "unnest":
-            try arity(1...2)
-            try check(stage.args[0])
-            let aliasText = stage.args.count == 2 ? stage.args[1].fieldPath ?? stage.args[1].stringConstant : stage.args[0].fieldPath
-            guard let aliasText else { throw fail("the alias must be a field reference.") }
-            let indexField = try stage.options["index_field"].map { v throws(FirestoreError) -> FieldPath in
-                guard let f = v.fieldPath ?? v.stringConstant else { throw fail("index_field must be a field reference.") }
+            return .union(try PipelinePlan(stages, database: s.database))
+        },
+        "unnest": { s throws(FirestoreError) -> Step in
+            try s.arity(1...2)
+            try s.check(s.args[0])
+            let aliasText = s.args.count == 2 ? s.args[1].fieldPath ?? s.args[1].stringConstant : s.args[0].fieldPath
+            guard let aliasText else { throw s.fail("the alias must be a field reference.") }
+            let indexField = try s.options["index_field"].map { v throws(FirestoreError) -> FieldPath in
+                guard let f = v.fieldPath ?? v.stringConstant else { throw s.fail("index_field must be a field reference.") }
                 return try pipelineFieldPath(f)
             }
-            return .unnest(stage.args[0], alias: try pipelineFieldPath(aliasText), indexField: indexField)
-        case "replace_with":
-            try arity(1...2)
-            if stage.args.count == 2, let mode = stage.args[1].stringConstant, mode != "full_replace" {
-                throw fail("the mode \"\(mode)\" is not supported; use \"full_replace\".")
+            return .unnest(s.args[0], alias: try pipelineFieldPath(aliasText), indexField: indexField)
+        },
+        "replace_with": { s throws(FirestoreError) -> Step in
+            try s.arity(1...2)
+            if s.args.count == 2, let mode = s.args[1].stringConstant, mode != "full_replace" {
+                throw s.fail("the mode \"\(mode)\" is not supported; use \"full_replace\".")
             }
-            try check(stage.args[0])
-            return .replaceWith(stage.args[0])
-        case "search":
-            guard let query = stage.options["query"] else { throw fail("the query option is required.") }
-            try check(query)
-            let sort = try stage.options["sort"].map { v throws(FirestoreError) -> [SortKey] in
-                guard let items = v.arrayElements else { throw fail("sort must be an array of orderings.") }
-                return try items.map { item throws(FirestoreError) in try sortKey(item, fail) }
+            try s.check(s.args[0])
+            return .replaceWith(s.args[0])
+        },
+        "search": { s throws(FirestoreError) -> Step in
+            guard let query = s.options["query"] else { throw s.fail("the query option is required.") }
+            try s.check(query)
+            let sort = try s.options["sort"].map { v throws(FirestoreError) -> [SortKey] in
+                guard let items = v.arrayElements else { throw s.fail("sort must be an array of orderings.") }
+                return try items.map { item throws(FirestoreError) in try sortKey(item, s.fail) }
             } ?? []
-            let addFields = try stage.options["add_fields"].map { v throws(FirestoreError) in try named(v, "add_fields") } ?? []
+            let addFields = try s.options["add_fields"].map { v throws(FirestoreError) in try s.named(v, "add_fields") } ?? []
             return .search(query: query, sort: sort,
-                           offset: try stage.options["offset"].map { v throws(FirestoreError) in try integer(v, "the offset") },
-                           limit: try stage.options["limit"].map { v throws(FirestoreError) in try integer(v, "the limit") },
+                           offset: try s.options["offset"].map { v throws(FirestoreError) in try s.integer(v, "the offset") },
+                           limit: try s.options["limit"].map { v throws(FirestoreError) in try s.integer(v, "the limit") },
                            addFields: addFields)
-        case "let":
-            try arity(1...1)
-            guard let entries = stage.args[0].mapEntries, !entries.isEmpty else { throw fail("expected a map of variable names to expressions.") }
-            for e in entries { try check(e.value) }
+        },
+        "let": { s throws(FirestoreError) -> Step in
+            try s.arity(1...1)
+            guard let entries = s.args[0].mapEntries, !entries.isEmpty else { throw s.fail("expected a map of variable names to expressions.") }
+            for e in entries { try s.check(e.value) }
             return .define(entries.map { ($0.key, $0.value) })
-        case "update":
-            try arity(0...1)
-            let fields = stage.args.isEmpty ? [] : try named(stage.args[0], "the transformed fields")
-            for f in fields { try check(f.1) }
+        },
+        "update": { s throws(FirestoreError) -> Step in
+            try s.arity(0...1)
+            let fields = s.args.isEmpty ? [] : try s.named(s.args[0], "the transformed fields")
+            for f in fields { try s.check(f.1) }
             return .update(fields)
-        case "delete":
-            try arity(0...0)
+        },
+        "delete": { s throws(FirestoreError) -> Step in
+            try s.arity(0...0)
             return .delete
-        default:
+        },
+    ]
+
+    private static func step(_ stage: PipelineStage, index i: Int, database: DatabaseID) throws(FirestoreError) -> Step {
+        guard let decode = stageDecoders[stage.name] else {
             throw .invalidArgument("Unknown pipeline stage \"\(stage.name)\" (stages[\(i)]).")
         }
+        return try decode(StageReader(stage: stage, index: i, database: database))
     }
 
     /// A reference argument: `referenceValue` `/a/b` (what the clients send) or a full name.

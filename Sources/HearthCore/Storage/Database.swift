@@ -44,6 +44,12 @@ public final class Database: Sendable {
     private let core: Mutex<Core>
     /// The listen targets; fed one ChangeSet per commit under the commit lock.
     let hub = ListenerHub()
+    /// Runs around every commit's and restore's critical section, whoever commits. The
+    /// server passes its transport's deferred wake-ups, so the snapshots a commit hands to
+    /// open Listen streams wake each event loop once when the lock is released, not once per
+    /// stream; being here, no commit path can forget it. Nil: the section runs as it is.
+    public typealias CommitScope = @Sendable (_ section: () -> Void) -> Void
+    let commitScope: CommitScope?
     /// The log of a data directory (`DurableStore`): each commit's changes are queued in it
     /// inside the commit lock and the commit returns once they are synced. Nil in memory.
     let journal: WriteAheadLog?
@@ -56,16 +62,18 @@ public final class Database: Sendable {
     ///     database's own, `VersionHistoryBudget.defaultLimit`).
     public convenience init(id: DatabaseID, clock: any HearthClock = SystemClock(), versionRetention: Double = 3600,
                             historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                            indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) {
+                            indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil, commitScope: CommitScope? = nil) {
         self.init(id: id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
-                  indexes: indexes, indexMode: indexMode, journal: nil, recovered: nil)
+                  indexes: indexes, indexMode: indexMode, journal: nil, recovered: nil, commitScope: commitScope)
     }
 
     /// A database of a data directory (`DurableStore.database`): its recovered documents,
     /// its commit clock continuing after their last commit, its commits logged.
     init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, historyBudget: VersionHistoryBudget,
-         indexes: IndexConfiguration?, indexMode: IndexMode?, journal: WriteAheadLog?, recovered: RecoveredDatabase?) {
+         indexes: IndexConfiguration?, indexMode: IndexMode?, journal: WriteAheadLog?, recovered: RecoveredDatabase?,
+         commitScope: CommitScope?) {
         self.id = id
+        self.commitScope = commitScope
         self.clock = clock
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
@@ -79,8 +87,9 @@ public final class Database: Sendable {
 
     /// A fork: in memory, whatever the original's storage.
     private init(id: DatabaseID, clock: any HearthClock, versionRetention: Double, historyBudget: VersionHistoryBudget,
-                 state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState) {
+                 state: DatabaseState, lastCommit: Timestamp, indexing: IndexingState, commitScope: CommitScope?) {
         self.id = id
+        self.commitScope = commitScope
         self.clock = clock
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
@@ -178,7 +187,7 @@ public final class Database: Sendable {
                                  keepingPending: Bool) throws(FirestoreError) -> CommitResult {
         let now = clock.now().truncatedToMicroseconds
         var ticket: UInt64?
-        let result = try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
+        let result = try inCommitScope { () throws(FirestoreError) -> CommitResult in try core.withLock { (core: inout Core) throws(FirestoreError) -> CommitResult in
             try journal?.checkWritable()
             if let transaction { try Self.endTransaction(transaction, writing: !writes.isEmpty, in: &core) }
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
@@ -203,10 +212,18 @@ public final class Database: Sendable {
                             keepingPending: keepingPending)
             }
             return result
-        }
+        } }
         // Acknowledged only once durable (a group of concurrent commits shares one sync).
         if let journal, let ticket { try journal.waitDurable(ticket) }
         return result
+    }
+
+    /// Runs `section` inside `commitScope`, if any.
+    private func inCommitScope<T, E: Error>(_ section: () throws(E) -> T) throws(E) -> T {
+        guard let commitScope else { return try section() }
+        var outcome: Result<T, E>?
+        commitScope { outcome = Result { () throws(E) -> T in try section() } }
+        return try outcome!.get()
     }
 
     /// Ends `transaction` for its commit: it must be open, read-only ones may not write, and
@@ -383,7 +400,7 @@ public final class Database: Sendable {
     public func restore(_ snapshot: DatabaseSnapshot) -> (before: DatabaseState, after: DatabaseState) {
         let now = clock.now().truncatedToMicroseconds
         var ticket: UInt64?
-        let result = core.withLock { core in
+        let result = inCommitScope { core.withLock { core in
             let before = core.state
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             var restored = snapshot.state
@@ -411,7 +428,7 @@ public final class Database: Sendable {
                 if hub.isActive, !entries.isEmpty { hub.publish(ChangeSet(commitTime: commitTime, entries: entries, state: restored)) }
             }
             return (before, restored)
-        }
+        } }
         // A restore cannot fail for its callers; a failed log refuses the commits after it.
         if let journal, let ticket { try? journal.waitDurable(ticket) }
         return result
@@ -421,7 +438,7 @@ public final class Database: Sendable {
     public func fork(as newID: DatabaseID? = nil) -> Database {
         let (state, last, indexing) = core.withLock { ($0.state, $0.lastCommit, $0.indexing) }
         return Database(id: newID ?? id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
-                        state: state, lastCommit: last, indexing: indexing)
+                        state: state, lastCommit: last, indexing: indexing, commitScope: commitScope)
     }
 
     // MARK: Indexes

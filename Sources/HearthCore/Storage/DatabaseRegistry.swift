@@ -8,12 +8,15 @@ public final class DatabaseRegistry: Sendable {
     public let historyBudget: VersionHistoryBudget
     /// The data directory every database lives in (nil: in memory).
     public let store: DurableStore?
+    /// Runs around each database's commits (`Database.CommitScope`).
+    public let commitScope: Database.CommitScope?
     private let databases = Mutex<[DatabaseID: Database]>([:])
 
     /// With `store`, every database the directory holds is opened at once.
     public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                store: DurableStore? = nil) {
+                store: DurableStore? = nil, commitScope: Database.CommitScope? = nil) {
         self.clock = clock
+        self.commitScope = commitScope
         self.historyBudget = historyBudget
         self.store = store
         for id in store?.databaseIDs ?? [] { _ = database(id) }
@@ -23,7 +26,8 @@ public final class DatabaseRegistry: Sendable {
     public func database(_ id: DatabaseID) -> Database {
         databases.withLock { dbs in
             if let db = dbs[id] { return db }
-            let db = store?.database(id, clock: clock, historyBudget: historyBudget) ?? Database(id: id, clock: clock, historyBudget: historyBudget)
+            let db = store?.database(id, clock: clock, historyBudget: historyBudget, commitScope: commitScope)
+                ?? Database(id: id, clock: clock, historyBudget: historyBudget, commitScope: commitScope)
             dbs[id] = db
             return db
         }

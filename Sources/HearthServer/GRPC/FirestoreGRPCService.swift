@@ -1,6 +1,7 @@
 import HearthCore
 import HearthGRPC
 import HearthTransport
+import HearthProtobuf
 
 /// `google.firestore.v1.Firestore` over gRPC: every unary and server-streaming RPC, on
 /// the same `DocumentService` as the REST front end (rules, transactions, paging, admin
@@ -11,59 +12,46 @@ struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
 
+    /// One Firestore RPC: decodes the request, answers through the call, throws its error.
+    typealias FirestoreRPC = @Sendable (FirestoreRPCs) -> (_ request: [UInt8], _ call: FirestoreCall) throws(FirestoreError) -> Void
+
+    /// The RPC table: each unary and server-streaming method, what it does (which decides
+    /// where it runs, as for REST) and its handler.
+    static let rpcs: [String: (operation: FirestoreOperation, rpc: FirestoreRPC)] = [
+        "GetDocument": (.getDocument, FirestoreRPCs.getDocument),
+        "CreateDocument": (.createDocument, FirestoreRPCs.createDocument),
+        "UpdateDocument": (.updateDocument, FirestoreRPCs.updateDocument),
+        "DeleteDocument": (.deleteDocument, FirestoreRPCs.deleteDocument),
+        "ListDocuments": (.listDocuments, FirestoreRPCs.listDocuments),
+        "ListCollectionIds": (.listCollectionIds, FirestoreRPCs.listCollectionIds),
+        "BatchGetDocuments": (.batchGet, FirestoreRPCs.batchGetDocuments),
+        "BeginTransaction": (.beginTransaction, FirestoreRPCs.beginTransaction),
+        "Commit": (.commit, FirestoreRPCs.commit),
+        "Rollback": (.rollback, FirestoreRPCs.rollback),
+        "BatchWrite": (.batchWrite, FirestoreRPCs.batchWrite),
+        "RunQuery": (.runQuery, FirestoreRPCs.runQuery),
+        "RunAggregationQuery": (.runAggregationQuery, FirestoreRPCs.runAggregationQuery),
+        "PartitionQuery": (.partitionQuery, FirestoreRPCs.partitionQuery),
+        "ExecutePipeline": (.executePipeline, FirestoreRPCs.executePipeline),
+    ]
+
     /// The method's handler, recording each call in the request log while it is observed.
     func handler(for method: String) -> GRPCHandler? {
-        guard let rpc = rpc(for: method) else { return nil }
+        guard let rpc = Self.rpcs[method]?.rpc else { return nil }
+        let rpcs = FirestoreRPCs(state: state)
         let log = state.requestLog
         let path = "/\(name)/\(method)"
         return { bytes, call throws(GRPCStatus) in
             do throws(FirestoreError) {
                 try log.serve(.grpc, method: method, path: path, authorization: call.request.value("authorization")) { () throws(FirestoreError) in
-                    try rpc(bytes, FirestoreCall(call))
+                    try rpc(rpcs)(bytes, FirestoreCall(call))
                 }
             } catch { throw GRPCStatus(error) }
         }
     }
 
-    /// Point reads and writes run on the connection's event loop: they take microseconds
-    /// and never wait (the engine's commit lock is held for microseconds; transactions are
-    /// optimistic), so they are spared two thread hand-offs. Queries, listings and batch
-    /// writes, whose cost grows with the data, run on the worker pool — and so do writes
-    /// when commits wait for the disk (a data directory).
     func placement(for method: String) -> HandlerPlacement {
-        switch method {
-        case "GetDocument", "BatchGetDocuments", "BeginTransaction", "Rollback":
-            .inline
-        case "Commit", "CreateDocument", "UpdateDocument", "DeleteDocument":
-            state.commitsWaitForDisk ? .pool : .inline
-        default:
-            .pool
-        }
-    }
-
-    /// One Firestore RPC: decodes the request, answers through the call, throws its error.
-    typealias FirestoreRPC = @Sendable (_ request: [UInt8], _ call: FirestoreCall) throws(FirestoreError) -> Void
-
-    private func rpc(for method: String) -> FirestoreRPC? {
-        let rpcs = FirestoreRPCs(state: state)
-        switch method {
-        case "GetDocument": return rpcs.getDocument
-        case "CreateDocument": return rpcs.createDocument
-        case "UpdateDocument": return rpcs.updateDocument
-        case "DeleteDocument": return rpcs.deleteDocument
-        case "ListDocuments": return rpcs.listDocuments
-        case "ListCollectionIds": return rpcs.listCollectionIds
-        case "BatchGetDocuments": return rpcs.batchGetDocuments
-        case "BeginTransaction": return rpcs.beginTransaction
-        case "Commit": return rpcs.commit
-        case "Rollback": return rpcs.rollback
-        case "BatchWrite": return rpcs.batchWrite
-        case "RunQuery": return rpcs.runQuery
-        case "RunAggregationQuery": return rpcs.runAggregationQuery
-        case "PartitionQuery": return rpcs.partitionQuery
-        case "ExecutePipeline": return rpcs.executePipeline
-        default: return nil
-        }
+        Self.rpcs[method]?.operation.placement(commitsWaitForDisk: state.commitsWaitForDisk) ?? .pool
     }
 
     func streamHandler(for method: String) -> GRPCStreamHandler? {

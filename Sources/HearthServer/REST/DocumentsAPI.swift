@@ -263,7 +263,7 @@ struct DocumentsAPI {
     }
 
     /// The consistency selector oneof: `transaction`, `newTransaction` or `readTime`.
-    func consistency(_ o: inout ProtoObject) throws(FirestoreError) -> DocumentService.Consistency {
+    func consistency(_ o: inout ProtoObject) throws(FirestoreError) -> ReadConsistency {
         let t = o.take("transaction")
         let n = o.take("newTransaction")
         let r = o.take("readTime")
@@ -275,7 +275,7 @@ struct DocumentsAPI {
     }
 
     /// `TransactionOptions` JSON (no mode: read-only, as observed).
-    private func transactionMode(_ options: JSON) throws(FirestoreError) -> DocumentService.TransactionMode {
+    private func transactionMode(_ options: JSON) throws(FirestoreError) -> TransactionMode {
         var o = try ProtoObject(options, context: "options")
         let readOnly = o.take("readOnly")
         let readWrite = o.take("readWrite")

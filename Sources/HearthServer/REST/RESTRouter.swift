@@ -1,20 +1,103 @@
 import HearthCore
 import HearthTransport
 
-/// Routes `/v1/projects/{p}/databases/{d}/documents…` to the REST methods
-/// (docs/protocol.md#rest): the path is percent-decoded, an even number of segments after
-/// `documents/` names a document, an odd number a collection, and a trailing `:verb`
-/// selects the custom methods.
+/// The REST front end's route table: `/v1/projects/{p}/databases/{d}/documents…`
+/// (docs/protocol.md#rest). The path is percent-decoded; an even number of segments after
+/// `documents/` names a document, an odd number a collection; a trailing `:verb` selects the
+/// custom methods. Each route holds its handler and the operation it performs, and the
+/// operation alone decides where it runs (`FirestoreOperation.placement`), as for gRPC.
 struct RESTRouter {
     static let verbs: Set<String> = [
         "batchGet", "beginTransaction", "commit", "rollback", "runQuery", "runAggregationQuery",
         "partitionQuery", "listCollectionIds", "batchWrite", "listen", "write", "executePipeline",
     ]
+    /// Verbs addressed to a parent (the root or a document); the others only to the root.
+    static let parentVerbs: Set<String> = ["runQuery", "runAggregationQuery", "partitionQuery", "listCollectionIds"]
+
+    /// A request addressed to a database's documents, as every route reads it.
+    struct Address {
+        let database: DatabaseID
+        /// The documents path after `documents/` (empty at the root).
+        let path: ResourcePath
+        let verb: String?
+
+        /// The path read as the name a method needs (HearthCore's parser: a wrong shape, an
+        /// empty, "." or ".." id or a trailing "/" is the official emulator's 400).
+        func named(_ path: ResourcePath, _ kind: ResourceName.Kind) throws(FirestoreError) -> ResourcePath {
+            try ResourceName.parse(database.resourceName(path), as: kind).path
+        }
+    }
+
+    /// One entry: a method, a verb (nil for the plain document methods), which paths it
+    /// takes, what it does and its handler.
+    struct Route: Sendable {
+        let method: String
+        let verb: String?
+        let takes: @Sendable (ResourcePath) -> Bool
+        let operation: FirestoreOperation
+        let handle: @Sendable (DocumentsAPI, Address, HTTPRequest, QueryParameters) throws(FirestoreError) -> HTTPResponse
+
+        /// A `POST …:verb` addressed to a parent (the root or a document), with a JSON body.
+        static func parentVerb(_ verb: String, _ operation: FirestoreOperation,
+                               _ method: @escaping @Sendable (DocumentsAPI) -> (ResourcePath, JSON) throws(FirestoreError) -> HTTPResponse) -> Route {
+            Route(method: "POST", verb: verb, takes: { _ in true }, operation: operation) { api, a, r, _ throws(FirestoreError) in
+                try method(api)(a.path, try JSONRequestBody.parse(r))
+            }
+        }
+
+        /// A `POST documents:verb` at the database's root, with a JSON body.
+        static func rootVerb(_ verb: String, _ operation: FirestoreOperation,
+                             _ method: @escaping @Sendable (DocumentsAPI) -> (JSON) throws(FirestoreError) -> HTTPResponse) -> Route {
+            Route(method: "POST", verb: verb, takes: { $0.isEmpty }, operation: operation) { api, _, r, _ throws(FirestoreError) in
+                try method(api)(try JSONRequestBody.parse(r))
+            }
+        }
+    }
+
+    static let routes: [Route] = {
+        let notRoot: @Sendable (ResourcePath) -> Bool = { !$0.isEmpty }
+        return [
+            // An empty segment before the last makes the path a document name (the official
+            // emulator's routing), whose parse names the missing id.
+            Route(method: "GET", verb: nil, takes: { $0.isDocument || $0.segments.dropLast().contains("") }, operation: .getDocument) { api, a, r, q throws(FirestoreError) in
+                try api.get(try a.named(a.path, .document), q)
+            },
+            Route(method: "GET", verb: nil, takes: notRoot, operation: .listDocuments) { api, a, r, q throws(FirestoreError) in
+                _ = try a.named(a.path.parent, .documentParent)
+                return try api.list(collection: a.path, q)
+            },
+            // The last segment is the new document's collection: its parent must be a
+            // document (or the root).
+            Route(method: "POST", verb: nil, takes: notRoot, operation: .createDocument) { api, a, r, q throws(FirestoreError) in
+                _ = try a.named(a.path.parent, .documentParent)
+                return try api.create(collection: a.path, body: try JSONRequestBody.parse(r), q)
+            },
+            Route(method: "PATCH", verb: nil, takes: notRoot, operation: .updateDocument) { api, a, r, q throws(FirestoreError) in
+                try api.patch(try a.named(a.path, .document), body: try JSONRequestBody.parse(r), q)
+            },
+            Route(method: "DELETE", verb: nil, takes: notRoot, operation: .deleteDocument) { api, a, r, q throws(FirestoreError) in
+                try api.delete(try a.named(a.path, .document), q)
+            },
+            .parentVerb("runQuery", .runQuery, DocumentsAPI.runQuery(parent:body:)),
+            .parentVerb("runAggregationQuery", .runAggregationQuery, DocumentsAPI.runAggregationQuery(parent:body:)),
+            .parentVerb("partitionQuery", .partitionQuery, DocumentsAPI.partitionQuery(parent:body:)),
+            .parentVerb("listCollectionIds", .listCollectionIds, DocumentsAPI.listCollectionIds(parent:body:)),
+            .rootVerb("batchGet", .batchGet, DocumentsAPI.batchGet(body:)),
+            .rootVerb("beginTransaction", .beginTransaction, DocumentsAPI.beginTransaction(body:)),
+            .rootVerb("commit", .commit, DocumentsAPI.commit(body:)),
+            .rootVerb("rollback", .rollback, DocumentsAPI.rollback(body:)),
+            .rootVerb("batchWrite", .batchWrite, DocumentsAPI.batchWrite(body:)),
+            .rootVerb("executePipeline", .executePipeline, DocumentsAPI.executePipeline(body:)),
+            // listen and write are bidirectional streams: gRPC and WebChannel only, no REST
+            // route (as the official emulator answers).
+        ]
+    }()
 
     let state: EmulatorState
 
-    /// nil when the path is not a REST documents path (the caller answers 404).
-    func route(_ request: HTTPRequest, auth: AuthContext) throws(FirestoreError) -> HTTPResponse? {
+    /// The address of a documents path, or nil when the path is not one (the caller
+    /// answers 404).
+    static func address(of request: HTTPRequest) throws(FirestoreError) -> Address? {
         guard let decoded = PercentDecoding.decode(request.path) else {
             throw .invalidArgument("Invalid percent-encoding in the request path.")
         }
@@ -28,7 +111,6 @@ struct RESTRouter {
             return nil
         }
         try ResourceName.validateProjectID(String(parts[3]))
-        let database = DatabaseID(project: String(parts[3]), database: String(parts[5]))
         var rest = Substring(parts[6])
         var verb: String?
         if let colon = rest.lastIndex(of: ":"), !rest[colon...].utf8.contains(UInt8(ascii: "/")), Self.verbs.contains(String(rest[rest.index(after: colon)...])) {
@@ -43,82 +125,39 @@ struct RESTRouter {
         } else {
             return nil
         }
-        let path = ResourcePath(segments: segments)
-        let api = DocumentsAPI(service: try DocumentService(state: state, database: database, auth: auth))
-        let params = try QueryParameters(request.query)
-
-        // Each method reads the path as the name it needs (HearthCore's parser: a wrong
-        // shape, an empty, "." or ".." id or a trailing "/" is the official emulator's 400).
-        func named(_ path: ResourcePath, _ kind: ResourceName.Kind) throws(FirestoreError) -> ResourcePath {
-            try ResourceName.parse(database.resourceName(path), as: kind).path
-        }
-        guard let verb else {
-            switch request.method {
-            // An empty segment before the last makes the path a document name (the
-            // official emulator's routing), whose parse names the missing id.
-            case "GET" where path.isDocument || path.segments.dropLast().contains(""):
-                return try api.get(try named(path, .document), params)
-            case "GET" where !path.isEmpty:
-                _ = try named(path.parent, .documentParent)
-                return try api.list(collection: path, params)
-            case "POST" where !path.isEmpty:
-                // The last segment is the new document's collection: its parent must be a
-                // document (or the root).
-                _ = try named(path.parent, .documentParent)
-                return try api.create(collection: path, body: try Self.body(request), params)
-            case "PATCH" where !path.isEmpty:
-                return try api.patch(try named(path, .document), body: try Self.body(request), params)
-            case "DELETE" where !path.isEmpty:
-                return try api.delete(try named(path, .document), params)
-            default: return nil
-            }
-        }
-        guard request.method == "POST" else { return nil }
-        let atRoot = path.isEmpty
-        if !atRoot && !path.isDocument {
-            guard verb == "runQuery" || verb == "runAggregationQuery" || verb == "partitionQuery" || verb == "listCollectionIds" else { return nil }
-        }
-        if !atRoot { _ = try named(path, .documentParent) }
-        switch verb {
-        case "runQuery": return try api.runQuery(parent: path, body: try Self.body(request))
-        case "runAggregationQuery": return try api.runAggregationQuery(parent: path, body: try Self.body(request))
-        case "partitionQuery": return try api.partitionQuery(parent: path, body: try Self.body(request))
-        case "listCollectionIds": return try api.listCollectionIds(parent: path, body: try Self.body(request))
-        default: break
-        }
-        guard atRoot else { return nil }
-        switch verb {
-        case "batchGet": return try api.batchGet(body: try Self.body(request))
-        case "beginTransaction": return try api.beginTransaction(body: try Self.body(request))
-        case "commit": return try api.commit(body: try Self.body(request))
-        case "rollback": return try api.rollback(body: try Self.body(request))
-        case "batchWrite": return try api.batchWrite(body: try Self.body(request))
-        case "executePipeline": return try api.executePipeline(body: try Self.body(request))
-        case "listen", "write":
-            // Bidirectional streams: gRPC and WebChannel only; not a REST route (as the
-            // official emulator answers).
-            return nil
-        default:
-            throw FirestoreError(.unimplemented, "\(verb) is not implemented by this emulator.")
-        }
+        return Address(database: DatabaseID(project: String(parts[3]), database: String(parts[5])),
+                       path: ResourcePath(segments: segments), verb: verb)
     }
 
-    /// 10 MiB: the most a Firestore API request may carry.
-    static let maxRequestBytes = 10 << 20
+    /// The route that takes `request` at `address`, if any.
+    static func route(_ request: HTTPRequest, at address: Address) -> Route? {
+        routes.first { $0.method == request.method && $0.verb == address.verb && $0.takes(address.path) }
+    }
 
-    /// The body as JSON whatever its content type (the web SDK posts `text/plain`);
-    /// an empty body is `{}`.
-    static func body(_ request: HTTPRequest) throws(FirestoreError) -> JSON {
-        // Production's cap on any request (the official emulator's own gRPC bridge gives up
-        // at 4 MiB instead).
-        if request.body.count > maxRequestBytes {
-            throw .invalidArgument("Request payload size exceeds the limit: \(maxRequestBytes) bytes.")
+    /// Where `request` runs: its route's operation decides; what matches no route (an
+    /// error or a 404, answered at once) runs inline.
+    static func placement(_ request: HTTPRequest, commitsWaitForDisk: Bool) -> HandlerPlacement {
+        guard let address = try? address(of: request), let route = route(request, at: address) else { return .inline }
+        return route.operation.placement(commitsWaitForDisk: commitsWaitForDisk)
+    }
+
+    /// Answers `request`, or nil when no route takes it (the caller answers 404). The
+    /// service is made before the route is chosen, as the official emulator answers every
+    /// request of a project whose rules do not compile with that failure.
+    func route(_ request: HTTPRequest, auth: AuthContext) throws(FirestoreError) -> HTTPResponse? {
+        guard let address = try Self.address(of: request) else { return nil }
+        let api = DocumentsAPI(service: try DocumentService(state: state, database: address.database, auth: auth))
+        let params = try QueryParameters(request.query)
+        if let verb = address.verb {
+            guard request.method == "POST" else { return nil }
+            // A verb below the root needs a document parent (a collection only for the
+            // parent verbs), checked before the route.
+            if !address.path.isEmpty {
+                guard address.path.isDocument || Self.parentVerbs.contains(verb) else { return nil }
+                _ = try address.named(address.path, .documentParent)
+            }
         }
-        if request.body.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) { return .object([]) }
-        do {
-            return try JSON.parse(request.body)
-        } catch {
-            throw .invalidArgument("Invalid JSON payload received. \(error.message) (byte \(error.offset) of the body).")
-        }
+        guard let route = Self.route(request, at: address) else { return nil }
+        return try route.handle(api, address, request, params)
     }
 }

@@ -4,7 +4,7 @@ import HearthCore
 /// read point (now, a read time, a transaction or a new one) and the engine's run.
 extension DocumentService {
     /// The run's output and the transaction a `newTransaction` began.
-    func executePipeline(_ pipeline: StructuredPipeline, consistency: Consistency) throws(FirestoreError) -> (PipelineOutput, TransactionID?) {
+    func executePipeline(_ pipeline: StructuredPipeline, consistency: ReadConsistency) throws(FirestoreError) -> (PipelineOutput, TransactionID?) {
         try checkRules(pipeline)
         let (txn, began, time) = try readPoint(consistency)
         let output = try db.executePipeline(pipeline, readTime: txn == nil ? time : nil, transaction: txn,

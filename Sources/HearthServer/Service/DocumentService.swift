@@ -26,38 +26,6 @@ struct DocumentService {
 
     var db: Database { state.database(database) }
 
-    /// `TransactionOptions`: read-write, or read-only optionally at a past time.
-    enum TransactionMode: Sendable, Equatable {
-        /// `retry`: the transaction this one retries (`retry_transaction`).
-        case readWrite(retry: TransactionID?)
-        case readOnly(readTime: Timestamp?)
-
-        static let readWrite = TransactionMode.readWrite(retry: nil)
-    }
-
-    /// A read's consistency selector: none (now), an open transaction, a new
-    /// transaction begun by the read, or a past read time.
-    enum Consistency: Sendable, Equatable {
-        case current
-        case transaction(TransactionID)
-        case newTransaction(TransactionMode)
-        case readTime(Timestamp)
-    }
-
-    /// One entry of a document listing: a document, or (`show_missing`) a missing parent
-    /// of existing subcollection documents, which has only its name.
-    enum ListedDocument {
-        case document(Document)
-        case missing(ResourcePath)
-
-        var path: ResourcePath {
-            switch self {
-            case .document(let d): d.path
-            case .missing(let p): p
-            }
-        }
-    }
-
     // MARK: Single documents
 
     /// GetDocument: NOT_FOUND when absent.
@@ -87,9 +55,7 @@ struct DocumentService {
         let path = collection.appending(id.flatMap { $0.isEmpty ? nil : $0 } ?? AutoID.generate())
         trace?.named(path, in: database)
         try path.validateSegments()
-        let result = try committing { () throws(FirestoreError) in
-            try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))], authorize: rules.commitAuthorizer())
-        }
+        let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))], authorize: rules.commitAuthorizer())
         let t = result.writeResults.first?.updateTime ?? result.commitTime
         return Document(path: path, fields: fields, createTime: t, updateTime: t)
     }
@@ -99,9 +65,7 @@ struct DocumentService {
     func update(_ path: ResourcePath, fields: MapValue, updateMask: [FieldPath]?, precondition: Precondition?) throws(FirestoreError) -> Document {
         trace?.named(path, in: database)
         let operation: Write.Operation = updateMask.map { .update(fields, mask: $0.filter { !$0.isDocumentName }) } ?? .set(fields)
-        let result = try committing { () throws(FirestoreError) in
-            try db.commit([Write(path: path, operation: operation, precondition: precondition)], authorize: rules.commitAuthorizer())
-        }
+        let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)], authorize: rules.commitAuthorizer())
         let time = result.writeResults.first?.updateTime ?? result.commitTime
         guard let doc = try db.state(readTime: time).document(path, at: time) else {
             throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.")
@@ -112,9 +76,7 @@ struct DocumentService {
     /// DeleteDocument (deleting a missing document succeeds unless a precondition says otherwise).
     func delete(_ path: ResourcePath, precondition: Precondition?) throws(FirestoreError) {
         trace?.named(path, in: database)
-        _ = try committing { () throws(FirestoreError) in
-            try db.commit([Write.delete(path, precondition: precondition)], authorize: rules.commitAuthorizer())
-        }
+        _ = try db.commit([Write.delete(path, precondition: precondition)], authorize: rules.commitAuthorizer())
     }
 
     // MARK: Listing
@@ -211,7 +173,7 @@ struct DocumentService {
     /// client's system tests rely on it; the official emulator answers in request order) —
     /// the transaction a `newTransaction` began, and the read time. One denied document fails
     /// the whole request (as on the official emulator).
-    func batchGet(_ paths: [ResourcePath], consistency: Consistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
+    func batchGet(_ paths: [ResourcePath], consistency: ReadConsistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
         if let trace { for p in paths { trace.named(p, in: database) } }
         var readTime: Timestamp?
         if case .readTime(let t) = consistency { readTime = t }
@@ -250,16 +212,7 @@ struct DocumentService {
     /// Commit: atomic, optionally ending a transaction (ABORTED on conflict).
     func commit(_ writes: [Write], transaction: TransactionID?) throws(FirestoreError) -> CommitResult {
         if let trace { for w in writes { trace.named(w.path, in: database) } }
-        return try committing { () throws(FirestoreError) in
-            try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
-        }
-    }
-
-    /// Runs a commit of this service. The snapshots it hands to open Listen streams reach
-    /// their event loops with one wake-up each once it is done, not one per stream (each
-    /// of which let a loop preempt the commit for one delivery).
-    private func committing<T>(_ body: () throws(FirestoreError) -> T) throws(FirestoreError) -> T {
-        try EventLoop.deferringWakeUps(body)
+        return try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
     }
 
     /// Rollback.
@@ -280,7 +233,7 @@ struct DocumentService {
         var outcomes: [Result<WriteResult, FirestoreError>] = []
         for w in writes {
             do throws(FirestoreError) {
-                let result = try committing { () throws(FirestoreError) in try db.commit([w], authorize: rules.commitAuthorizer()) }
+                let result = try db.commit([w], authorize: rules.commitAuthorizer())
                 outcomes.append(.success(result.writeResults[0]))
             }
             catch { outcomes.append(.failure(error)) }
@@ -292,7 +245,7 @@ struct DocumentService {
 
     /// RunQuery; inside a transaction the engine reads its consistent view and records
     /// the reads. Returns the transaction a `newTransaction` began.
-    func runQuery(_ query: StructuredQuery, consistency: Consistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
+    func runQuery(_ query: StructuredQuery, consistency: ReadConsistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
         trace?.named(query.collectionPath, in: database)
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
@@ -302,7 +255,7 @@ struct DocumentService {
     }
 
     /// RunAggregationQuery. Returns the transaction a `newTransaction` began.
-    func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: Consistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
+    func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: ReadConsistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
         trace?.named(query.collectionPath, in: database)
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
@@ -320,7 +273,7 @@ struct DocumentService {
     }
 
     /// Where a query reads: (the transaction, the one begun here, the read time).
-    func readPoint(_ consistency: Consistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
+    func readPoint(_ consistency: ReadConsistency) throws(FirestoreError) -> (TransactionID?, TransactionID?, Timestamp?) {
         switch consistency {
         case .current: return (nil, nil, nil)
         case .readTime(let t): return (nil, nil, t)

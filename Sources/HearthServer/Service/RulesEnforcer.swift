@@ -35,12 +35,12 @@ struct RulesEnforcer {
         requestTime = checks == nil || !oneRequest ? nil : state.clock.now()
     }
 
-    /// `debug()` output goes to standard output as the official emulator prints it: each
-    /// value in protobuf text format, then an empty line (one write per decision, so the
-    /// values of concurrent requests do not interleave).
+    /// `debug()` output goes to `HearthLog` (standard output by default, as the official
+    /// emulator prints it): each value in protobuf text format, then an empty line, one
+    /// message per decision.
     private static func printDebugOutput(_ decision: RulesDecision) {
         guard !decision.debugOutput.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(decision.debugOutput.map { $0 + "\n\n" }.joined().utf8))
+        HearthLog.rulesDebug(decision.debugOutput.map { $0 + "\n\n" }.joined())
     }
 
     /// Whether requests are checked at all.

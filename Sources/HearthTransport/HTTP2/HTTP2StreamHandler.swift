@@ -45,11 +45,6 @@ public final class HTTP2ServerStream: Sendable {
         }
     }
 
-    /// Sends trailers, ending the stream.
-    public func sendTrailers(_ headers: [HTTP2Header]) throws(HTTP2ConnectionState.SendError) {
-        try sendHeaders(headers, endStream: true)
-    }
-
     /// Sends response headers (when given), body bytes (when any) and trailers (when given,
     /// ending the stream) in one step, so they leave in one write to the socket.
     public func send(headers: [HTTP2Header]?, data: [UInt8], trailers: [HTTP2Header]?) throws(HTTP2ConnectionState.SendError) {

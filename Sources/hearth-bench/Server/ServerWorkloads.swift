@@ -5,6 +5,7 @@ import FirebaseFirestore
 import Foundation
 import HearthGRPC
 import enum HearthCore.JSON
+import HearthProtobuf
 
 /// The database every server under test is seeded with and read from.
 enum BenchDatabase {

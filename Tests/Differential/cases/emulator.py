@@ -62,6 +62,16 @@ add("export database name malformed", http("POST", "/emulator/v1/projects/$P:exp
                                            {"database": "projects/$P/databases", "export_directory": "/tmp/hearth-differential-export"}))
 add("export database name relative", http("POST", "/emulator/v1/projects/$P:export",
                                           {"database": "nope", "export_directory": "/tmp/hearth-differential-export"}))
+# firebase-tools' own bodies (v15.28.1: hubExport.ts exportFirestore, firestoreEmulator.ts updateRules).
+add("export firebase-tools body", seed({"c/a": {"x": 1}}),
+    http("POST", "/emulator/v1/projects/$P:export", {"database": "projects/$P/databases/(default)", "export_directory": "/tmp",
+                                                      "export_name": "hearth-differential-suite-export"}))
+add("export firebase-tools body directory missing",
+    http("POST", "/emulator/v1/projects/$P:export", {"database": "projects/$P/databases/(default)",
+                                                      "export_directory": "/tmp/hearth-differential-no-such-directory",
+                                                      "export_name": "firestore_export"}))
+add("rules hot reload firebase-tools body", http("PUT", "/emulator/v1/projects/$P:securityRules",
+    {"ignore_errors": True, "rules": {"files": [{"name": "security.rules", "content": GOOD}]}}))
 add("rules bad json", http("PUT", "/emulator/v1/projects/$P:securityRules", "{nope"))
 add("rules empty content", rules(""))
 add("rules POST", http("POST", "/emulator/v1/projects/$P:securityRules", {"rules": {"files": [{"name": "f", "content": GOOD}]}}))

@@ -12,7 +12,7 @@ struct HearthLogTests {
     func missingIndexWarning() throws {
         let collector = Collector()
         HearthLog.setHandler { level, message in collector.lines.withLock { $0.append((level, message)) } }
-        defer { HearthLog.setHandler(HearthLog.standardError) }
+        defer { HearthLog.setHandler(HearthLog.standardStreams) }
         let db = try makeQueryDatabase([("logged/a", testFields(["x": .integer(1), "y": .integer(2)]))], mode: .warn)
         let query = testQuery("logged", where: field("x", .equal, .integer(1)), orderBy: [asc("y")])
         _ = try db.runQuery(query)

@@ -4,6 +4,7 @@ import Testing
 @testable import HearthGRPC
 @testable import HearthServer
 @testable import HearthTransport
+import HearthProtobuf
 
 /// ExecutePipeline over loopback gRPC (protobuf with field references and functions) and
 /// over REST (proto3 JSON).

@@ -2,6 +2,7 @@ import HearthCore
 @testable import HearthGRPC
 @testable import HearthServer
 @testable import HearthTransport
+import HearthProtobuf
 
 /// A minimal gRPC client over one HTTP/2 connection (the raw client's frames and the
 /// HPACK encoder), for calling the Firestore RPCs of a loopback server one at a time.

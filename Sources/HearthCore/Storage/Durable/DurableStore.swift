@@ -293,12 +293,14 @@ public final class DurableStore: @unchecked Sendable {
     /// commits here. Returns the same instance for the same id.
     public func database(_ id: DatabaseID, clock: any HearthClock, versionRetention: Double = 3600,
                          historyBudget: VersionHistoryBudget = VersionHistoryBudget(),
-                         indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil) -> Database {
+                         indexes: IndexConfiguration? = nil, indexMode: IndexMode? = nil,
+                         commitScope: Database.CommitScope? = nil) -> Database {
         shared.withLock { s in
             if let db = s.attached[id] { return db }
             let recovered = s.recovered.removeValue(forKey: id)
             let db = Database(id: id, clock: clock, versionRetention: versionRetention, historyBudget: historyBudget,
-                              indexes: indexes, indexMode: indexMode, journal: wal, recovered: recovered)
+                              indexes: indexes, indexMode: indexMode, journal: wal, recovered: recovered,
+                              commitScope: commitScope)
             s.attached[id] = db
             return db
         }

@@ -89,11 +89,6 @@ public final class PosixFile: @unchecked Sendable {
         try bytes.withUnsafeBytes { b in Result { () throws(Failure) in try write(b) } }.get()
     }
 
-    /// Moves the write position to the end of the file.
-    public func seekToEnd() throws(Failure) {
-        guard lseek(fd, 0, SEEK_END) >= 0 else { throw Failure(path: path, operation: "seek in", code: errno) }
-    }
-
     /// Cuts the file to `length` bytes.
     public func truncate(to length: Int) throws(Failure) {
         guard ftruncate(fd, off_t(length)) == 0 else { throw Failure(path: path, operation: "truncate", code: errno) }

@@ -130,3 +130,10 @@ export function dialog(title, body, okLabel = "Save", validate = () => true) {
     d.showModal();
   });
 }
+
+/** The header's clock: the emulator's time, and whether it is set by hand. */
+export function showClock(clock) {
+  const el = document.getElementById("clock");
+  el.textContent = `${clock.manual ? "clock stopped at " : ""}${clock.now.replace("T", " ").replace(/\.\d+Z$/, "Z")}`;
+  el.title = clock.manual ? "The clock is set by hand (Database tab)" : "The emulator's clock (system time)";
+}

@@ -1,7 +1,7 @@
 // The console's entry point: the tabs (one module a panel), the page address
 // (#tab?database=…&path=… — shareable, and how the request log links to documents), the
 // live event stream and the state the panels share (the databases, the one selected).
-import { call, connectEvents, on } from "./api.js";
+import { call, connectEvents, on, showClock } from "./api.js";
 import * as data from "./data.js";
 import * as query from "./query.js";
 import * as requests from "./requests.js";
@@ -64,12 +64,6 @@ async function start() {
   route();
   connectEvents();
   setInterval(async () => showClock((await call("GET", "/api/info")).clock), 5000);
-}
-
-export function showClock(clock) {
-  const el = document.getElementById("clock");
-  el.textContent = `${clock.manual ? "clock stopped at " : ""}${clock.now.replace("T", " ").replace(/\.\d+Z$/, "Z")}`;
-  el.title = clock.manual ? "The clock is set by hand (Database tab)" : "The emulator's clock (system time)";
 }
 
 start().catch((e) => {

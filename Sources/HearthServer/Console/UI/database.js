@@ -1,8 +1,7 @@
 // The Database panel: clear a database, take and restore snapshots, export and import (the
 // official emulator's export layout, in folders on the machine running hearth serve), and set
 // or release the emulator's clock.
-import { attempt, call, emulatorPath, h, toast, url } from "./api.js";
-import { showClock } from "./console.js";
+import { attempt, call, emulatorPath, h, showClock, toast, url } from "./api.js";
 
 let root, shared, select, snapshots, clockNow, timeInput, advanceInput, exportDir, exportName, importPath;
 
