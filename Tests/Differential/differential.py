@@ -382,6 +382,7 @@ class Normaliser:
 
     def __init__(self):
         self.times, self.txs, self.ids = {}, {}, {}
+        self.feed_times = {}
         self.streams = {}
 
     def ordinal(self, table, prefix, v):
@@ -421,7 +422,9 @@ class Normaliser:
                 if key in ("rulesReleaseKey", "rulesReleaseName"):
                     return re.sub(r"/releases/.*", "/releases/<release>", v)
                 if key in ("time", "timestampValue") and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", v):
-                    return self.ordinal(self.times, "t", v)
+                    # A table of its own: a commit time that happens to fall on a whole
+                    # millisecond would otherwise equal a request's millisecond time.
+                    return self.ordinal(self.feed_times, "ft", v)
             return v
         return walk(e)
 
