@@ -128,8 +128,16 @@ def read_feed(client, project, quiet, count=None):
     seconds (or, with `count`, until that many arrived and a short tail passed quietly)."""
     out = []
     while True:
-        wait = quiet if count is None or len(out) < count else min(quiet, 0.15)
-        text = client.message(wait if count is None or len(out) >= count else max(quiet, 3.0))
+        # Recording: until quiet. Replaying: the recorded count, then a short quiet tail; one
+        # still missing is waited for 0.6 s (a server sends a request's evaluations before
+        # its answer, so they are on their way by the time the answer has arrived).
+        if count is None:
+            wait = quiet
+        elif len(out) >= count:
+            wait = min(quiet, 0.15)
+        else:
+            wait = 0.6
+        text = client.message(wait)
         if text is None:
             return out
         value = json.loads(text)
