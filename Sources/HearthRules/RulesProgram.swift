@@ -215,7 +215,8 @@ public final class RulesProgram: Sendable {
         let batch = BatchState(accessLimit: EvaluationContext.accessLimit, after: [:])
         let context = EvaluationContext(program: self, data: data, request: request, batch: batch, coverage: coverage)
         var decision = RulesDecision(allowed: false, method: .list, resourcePath: query.collectionPath, database: database,
-                                     isCollectionGroup: query.allDescendants, decidingAllow: nil, outcomes: [], debugOutput: [])
+                                     isCollectionGroup: query.allDescendants, decidingAllow: nil, outcomes: [], debugOutput: [],
+                                     request: request)
         let resources: [RulesValue]
         switch symbolic {
         case .success(let r): resources = r
@@ -256,7 +257,7 @@ public final class RulesProgram: Sendable {
     private func evaluateMatches(_ request: RulesRequest, data: any RulesDataSource, batch: BatchState, coverage: RulesCoverage?) -> RulesDecision {
         let context = EvaluationContext(program: self, data: data, request: request, batch: batch, coverage: coverage)
         var decision = RulesDecision(allowed: false, method: request.method, resourcePath: request.path, database: request.database,
-                                     decidingAllow: nil, outcomes: [], debugOutput: [])
+                                     decidingAllow: nil, outcomes: [], debugOutput: [], request: request)
         let path: [String?] = ["databases", request.database, "documents"] + request.path.segments.map { Optional($0) }
         outer: for m in matches {
             guard let bindings = PathMatcher.match(m.segments, path, version: file.version) else { continue }

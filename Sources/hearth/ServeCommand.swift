@@ -65,7 +65,7 @@ enum ServeCommand {
           --project_id ID            = --project
           --seed_from_export PATH    = --import (into --project_id)
           --single_project_mode true|false  warn once per other project used
-          --websocket_port N         the Emulator UI's request feed port (noted; not served yet)
+          --websocket_port N         the Emulator UI's Requests feed (ws://HOST:N/requests)
           --functions_emulator H:P   where Cloud Functions triggers are delivered
           --webchannel_port N        a second port, answering as --port does
           --database-edition standard|enterprise  both serve the same API here

@@ -15,8 +15,11 @@ if (source Tests/Compat/python-venv.bash) >/dev/null 2>&1 && [ -x "${HEARTH_COMP
 else
     GRPC_NOTE="(gRPC cases skipped: the official client could not be installed)"
 fi
+# The Requests feed's cases (cases/request_feed.py) read the WebSocket of --websocket_port.
+WS_PORT=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
+SERVE_ARGS=(--websocket_port "$WS_PORT")
 source Tests/Compat/hearth-server.bash
-echo "== differential corpus against hearth serve at $HOST $GRPC_NOTE"
-"$PYTHON" Tests/Differential/differential.py replay "$HOST" --log "$WORK/serve.log" --brief
+echo "== differential corpus against hearth serve at $HOST (Requests feed at 127.0.0.1:$WS_PORT) $GRPC_NOTE"
+"$PYTHON" Tests/Differential/differential.py replay "$HOST" --feed "127.0.0.1:$WS_PORT" --log "$WORK/serve.log" --brief
 stop_hearth
 echo "differential: passed"

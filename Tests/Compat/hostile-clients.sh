@@ -2,8 +2,9 @@
 # Hostile clients against `hearth serve` (Tests/Compat/hostile_clients.py): rapid reset,
 # SETTINGS/PING floods, uploads filling buffers, pipelined and Listen answers never read,
 # oversized input, slow prefaces/headers/bodies/half frames, a send that times out, rules with
-# 10,000-term chains. Each case on a fresh server on a loopback port, bounded, under three
-# minutes in all. Needs `hpack` from PyPI (with `h2`), in a venv of its own under .build/;
+# 10,000-term chains, and on the Requests feed's WebSocket port (--websocket_port) oversized and
+# unmasked frames, a stalled handshake, half a frame and 10,000 idle sockets. Each case on a
+# fresh server on a loopback port, bounded, under three minutes in all. Needs `hpack` from PyPI (with `h2`), in a venv of its own under .build/;
 # skipped when PyPI is unreachable.
 #
 # Cases the current server is known to fail are listed in hostile-expected-failures.txt

@@ -240,8 +240,13 @@ class Server:
             os.remove(self.ready)
         self.log_path = os.path.join(workdir, "serve.log")
         self.log_file = open(self.log_path, "w")
+        # The Requests feed's WebSocket port (the WebSocket cases attack it).
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.ws_port = probe.getsockname()[1]
         self.process = subprocess.Popen(
-            [binary, "serve", "--port", "0", "--ready-file", self.ready, "--seed", seed, "--project", PROJECT] + flags,
+            [binary, "serve", "--port", "0", "--ready-file", self.ready, "--seed", seed, "--project", PROJECT,
+             "--websocket_port", str(self.ws_port)] + flags,
             stdout=self.log_file, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -737,6 +742,176 @@ def case_rules_chains(server):
 
 case_rules_chains.check_latency = False
 
+# ----------------------------------------------------------------------------- WebSocket
+# The Requests feed (`--websocket_port`): RFC 6455 written by hand, as an attacker would.
+
+WS_HANDSHAKE = (b"GET /requests HTTP/1.1\r\nHost: hostile\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+def ws_frame(opcode, payload, masked=True, fin=True, length=None):
+    n = len(payload) if length is None else length
+    head = bytes([(0x80 if fin else 0) | opcode])
+    bit = 0x80 if masked else 0
+    if n < 126:
+        head += bytes([bit | n])
+    elif n < 65536:
+        head += bytes([bit | 126]) + struct.pack(">H", n)
+    else:
+        head += bytes([bit | 127]) + struct.pack(">Q", n)
+    if not masked:
+        return head + payload
+    mask = b"\x01\x02\x03\x04"
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def ws_open(server, timeout=10):
+    """A feed connection past its handshake, with the bytes after the 101's head."""
+    s = socket.create_connection(("127.0.0.1", server.ws_port), timeout=timeout)
+    s.sendall(WS_HANDSHAKE)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError("closed during the handshake")
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    if not head.startswith(b"HTTP/1.1 101"):
+        raise ConnectionError(f"handshake answered {head[:40]!r}")
+    return s, rest
+
+
+def ws_close_code(s, rest, timeout):
+    """The code of the server's close frame, read until the server closes (None if none came)."""
+    data = rest
+    deadline = time.monotonic() + timeout
+    s.settimeout(1)
+    while time.monotonic() < deadline:
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    i = 0
+    while i + 2 <= len(data):
+        opcode, n, at = data[i] & 0x0F, data[i + 1] & 0x7F, i + 2
+        if n == 126:
+            n, at = struct.unpack(">H", data[at:at + 2])[0], at + 2
+        elif n == 127:
+            n, at = struct.unpack(">Q", data[at:at + 8])[0], at + 8
+        if opcode == 0x8 and n >= 2:
+            return struct.unpack(">H", data[at:at + 2])[0]
+        i = at + n
+    return None
+
+
+def ws_refused(server, frames, want, what):
+    s, rest = ws_open(server)
+    problems = []
+    try:
+        s.sendall(frames)
+    except OSError:
+        pass  # closed while sending: checked below
+    code = ws_close_code(s, rest, 2 + TIMEOUT_SLACK)
+    if code != want:
+        problems.append(f"{what}: close {code} (want {want})")
+    s.close()
+    return problems
+
+
+def case_ws_oversized(server):
+    """A frame announcing 1 GiB (refused from its header: nothing of it is held), and a
+    message of 64 KiB fragments past the message limit."""
+    problems = ws_refused(server, ws_frame(0x2, b"x" * 1024, length=1 << 30)[:14] + b"x" * 1024, 1009, "a 1 GiB frame")
+    fragments = ws_frame(0x2, b"x" * 60_000, fin=False) + b"".join(ws_frame(0x0, b"x" * 60_000, fin=False) for _ in range(20))
+    return problems + ws_refused(server, fragments, 1009, "a 1.2 MB fragmented message")
+
+
+def case_ws_unmasked(server):
+    """Client frames must be masked (RFC 6455 5.1): an unmasked one closes with 1002."""
+    return ws_refused(server, ws_frame(0x1, b"hello", masked=False), 1002, "an unmasked frame")
+
+
+def case_ws_slow_handshake(server):
+    """Half a handshake, then nothing: 408 and closed within the header deadline."""
+    s = socket.create_connection(("127.0.0.1", server.ws_port), timeout=10)
+    s.sendall(WS_HANDSHAKE[:40])
+    problems = []
+    s.settimeout(2 + TIMEOUT_SLACK)
+    try:
+        status = read_http_response(s)[0]
+    except (OSError, ValueError, IndexError):
+        status = None
+    if status != 408:
+        problems.append(f"a stalled handshake: {status} (want 408)")
+    if not wait_closed(s, 2 + TIMEOUT_SLACK):
+        problems.append("a stalled handshake stayed open")
+    s.close()
+    return problems
+
+
+def case_ws_half_frame(server):
+    """Half a frame after the handshake, then nothing: closed (1008) within the deadline."""
+    return ws_refused(server, ws_frame(0x1, b"hello world")[:5], 1008, "half a frame")
+
+
+WS_IDLE = 10_000
+
+
+def case_ws_idle_sockets(server):
+    """10,000 sockets on the feed's port (as many as the descriptor limit allows): 1,000 open
+    WebSockets that never read and the rest TCP connections that send nothing. The server must
+    hold at most its connection budget, stay responsive on its main port (the prober), keep
+    memory in budget, and serve a new feed client once they are gone."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = WS_IDLE + 500
+    if soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+        except (ValueError, OSError):
+            pass
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    count = min(WS_IDLE, soft - 200)
+    log(f"    {count} sockets (descriptor limit {soft})")
+    problems, sockets, refused = [], [], 0
+    for i in range(count):
+        try:
+            s = socket.create_connection(("127.0.0.1", server.ws_port), timeout=5)
+            if i < 1000:
+                s.sendall(WS_HANDSHAKE)
+            sockets.append(s)
+        except OSError:
+            refused += 1
+    time.sleep(1)
+    fds = len(os.listdir(f"/proc/{server.process.pid}/fd"))
+    log(f"    connected {len(sockets)} ({refused} refused); the server holds {fds} descriptors")
+    if fds > 2048 + 300:
+        problems.append(f"the server holds {fds} descriptors for {count} idle sockets (the feed's budget: 2048 connections)")
+    # Evaluations published to 1,000 clients that never read must not grow memory past budget.
+    http_request(server.port, "PUT", f"/emulator/v1/projects/{PROJECT}:securityRules", json.dumps(
+        {"rules": {"files": [{"name": "firestore.rules", "content": chain_rules("request.auth == null")}]}}))
+    for _ in range(200):
+        http_request(server.port, "GET", PROBE_PATH)
+    for s in sockets:
+        s.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            s, rest = ws_open(server, timeout=2)
+            s.close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        problems.append("no new feed client could connect after the idle sockets left")
+    return problems
+
+
 CASES = {
     "rapid-reset": sustained(case_rapid_reset),
     "settings-flood": sustained(case_settings_flood),
@@ -751,6 +926,11 @@ CASES = {
     "half-frame": case_half_frame,
     "send-timeout": case_send_timeout,
     "rules-chains": case_rules_chains,
+    "ws-oversized": sustained(case_ws_oversized),
+    "ws-unmasked": sustained(case_ws_unmasked),
+    "ws-slow-handshake": case_ws_slow_handshake,
+    "ws-half-frame": case_ws_half_frame,
+    "ws-idle-sockets": case_ws_idle_sockets,
 }
 
 

@@ -4,6 +4,11 @@ emulator gave, replayed against `hearth serve`.
 
     differential.py record HOST --log FILE [--only WORD]...   # official emulator -> recorded/*.json
     differential.py replay HOST --log FILE [--only WORD]...   # hearth serve vs recorded/*.json
+    ... --feed HOST:WSPORT                                    # also the Requests feed's cases
+
+Cases of a module with FEED = True (cases/request_feed.py) read the Emulator UI's Requests feed,
+the WebSocket of the server's --websocket_port (feed_steps.py); they run only with --feed and
+are skipped, with a note, without it.
 
 Cases are written in cases/*.py (one module per area, each a list CASES built with the
 helpers of cases/steps.py). `record` runs every case against the server at HOST and writes
@@ -216,12 +221,30 @@ def debug_values(lines):
 # --- running a case --------------------------------------------------------------------------
 
 class Context:
-    def __init__(self, host, log, settle, recorder=None):
+    def __init__(self, host, log, settle, recorder=None, feed=None, replaying=False):
         self.host, self.log, self.settle = host, log, settle
         self.recorder = recorder
+        self.feed_host, self.replaying = feed, replaying
         self.vars = {}
         self.streams = {}
         self._grpc = None
+        self._feed = None
+        self.project = None
+
+    def feed(self):
+        """The feed connection the cases share (opened before a feed case's first request)."""
+        if self._feed is None or self._feed.closed:
+            import feed_steps
+            self._feed = feed_steps.FeedClient(self.feed_host)
+            first = self._feed.message(5.0)
+            if first is None or not first.startswith("["):
+                raise ConnectionError("the feed did not send its array of past evaluations first")
+        return self._feed
+
+    def close_feed(self):
+        if self._feed is not None:
+            self._feed.close()
+            self._feed = None
 
     def grpc(self):
         if self._grpc is None:
@@ -324,6 +347,14 @@ def execute(ctx, step):
         answer = {}
     elif kind == "events":
         answer = {"events": ctx.recorder.take(step.get("quiet", 0.6), step.get("wait", 3.0), step.get("count"))}
+    elif kind == "feed":
+        import feed_steps
+        # Replaying, the recorded count is awaited (then a short quiet tail): no fixed sleep.
+        answer = {"evaluations": feed_steps.read_feed(ctx.feed(), ctx.project, step.get("quiet", 0.8),
+                                                       step.get("expect") if ctx.replaying else None)}
+    elif kind == "feed_initial":
+        import feed_steps
+        answer = feed_steps.initial(ctx.feed_host, ctx.project)
     else:
         raise ValueError(f"unknown step kind {kind}")
     if tail:
@@ -336,6 +367,9 @@ def run_case(ctx, case):
     (a server may have run the corpus before)."""
     ctx.vars = {}
     project = project_for(case["name"])
+    ctx.project = project
+    if is_feed_case(case):
+        ctx.feed()
     for database in ("(default)", "other"):
         http(ctx.host, "DELETE", f"/emulator/v1/projects/{project}/databases/{database}/documents")
     if ctx.recorder:
@@ -360,6 +394,7 @@ class Normaliser:
 
     def __init__(self):
         self.times, self.txs, self.ids = {}, {}, {}
+        self.feed_times = {}
         self.streams = {}
 
     def ordinal(self, table, prefix, v):
@@ -384,7 +419,34 @@ class Normaliser:
                     return prefix + self.ordinal(self.ids, "id", v[len(prefix):])
         return v
 
+    def evaluation(self, e):
+        """One evaluation of the Requests feed: request ids, rules release keys and times become
+        ordinals; `time` values (the evaluation's and the request's) are compared as ordinals
+        too, so "the same time" is still checked."""
+        def walk(v, key=None):
+            if isinstance(v, dict):
+                return {k: walk(x, k) for k, x in v.items()}
+            if isinstance(v, list):
+                return [walk(x, key) for x in v]
+            if isinstance(v, str):
+                if key == "requestId":
+                    return self.ordinal(self.ids, "request", v)
+                if key in ("rulesReleaseKey", "rulesReleaseName"):
+                    return re.sub(r"/releases/.*", "/releases/<release>", v)
+                if key in ("time", "timestampValue") and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", v):
+                    # A table of its own: a commit time that happens to fall on a whole
+                    # millisecond would otherwise equal a request's millisecond time.
+                    return self.ordinal(self.feed_times, "ft", v)
+            return v
+        return walk(e)
+
     def answer(self, step, a):
+        if step.get("kind") == "feed":
+            return {"evaluations": [self.evaluation(e) for e in a.get("evaluations", [])]}
+        if step.get("kind") == "feed_initial":
+            if "initial" in a:
+                return {"initial": [self.evaluation(e) for e in a["initial"]]}
+            return a
         # A stream's messages are compared in order, but not how they fell into the reads
         # in between (that is timing): each read adds to the stream's sequence, which is
         # compared when the stream is closed.
@@ -481,6 +543,8 @@ def needs_functions(module):
 
 def module_needs_functions(name):
     return needs_functions(importlib.import_module(f"cases.{name}"))
+def is_feed_case(case):
+    return any(s["kind"] in ("feed", "feed_initial") for s in case["steps"])
 
 
 def needs_grpc(case):
@@ -508,15 +572,22 @@ def record(args):
         dupes = {n for n in names if names.count(n) > 1}
         if dupes:
             sys.exit(f"{name}: duplicate case names {sorted(dupes)}")
-        ctx = Context(args.host, args.log, args.settle, recorder)
+        if getattr(module, "FEED", False) and not args.feed:
+            print(f"{name}: skipped (its cases read the Requests feed: give --feed HOST:WSPORT)")
+            continue
+        ctx = Context(args.host, args.log, args.settle, recorder, feed=args.feed)
         out = []
         for case in cases:
             answers = run_case(ctx, case)
+            for step, answer in zip(case["steps"], answers):
+                if step["kind"] == "feed":
+                    step["expect"] = len(answer["evaluations"])
             out.append({"name": case["name"], "steps": case["steps"], "answers": answers})
         path = os.path.join(HERE, "recorded", f"{name}.json")
         with open(path, "w") as f:
             json.dump({"module": name, "cases": out}, f, indent=1, ensure_ascii=False, sort_keys=False)
             f.write("\n")
+        ctx.close_feed()
         print(f"recorded {len(out)} cases into recorded/{name}.json")
         total += len(out)
     print(f"recorded {total} cases")
@@ -550,6 +621,7 @@ def replay(args):
     recorder = functions.Recorder(args.functions) if args.functions else None
     seen, failures, skipped, counts = set(), [], 0, {}
     unreplayed = set()  # cases of modules skipped for want of --functions
+    feed_skipped = 0
     known_agree = 0
     files = sorted(f for f in os.listdir(os.path.join(HERE, "recorded")) if f.endswith(".json"))
     for file in files:
@@ -561,7 +633,7 @@ def replay(args):
             unreplayed.update(c["name"] for c in cases)
             print(f"{file}: not replayed ({'needs --functions: Tests/Compat/triggers.sh' if recorder is None else 'replayed without --functions'})")
             continue
-        ctx = Context(args.host, args.log, args.settle, recorder)
+        ctx = Context(args.host, args.log, args.settle, recorder, feed=args.feed, replaying=True)
         agree = 0
         for case in cases:
             if needs_grpc(case) and not have_grpc:
@@ -569,6 +641,9 @@ def replay(args):
                 continue
             if recorder:
                 case = expect_event_counts(case)
+            if is_feed_case(case) and not args.feed:
+                feed_skipped += 1
+                continue
             actual = run_case(ctx, case)
             diff = compare(case, case["answers"], actual)
             entry, expected = known.get(case["name"], (None, None))
@@ -592,8 +667,13 @@ def replay(args):
                 known_agree += 1
                 continue
             failures.append((case["name"], f"differs beyond its known-differences entry ({entry['id']}, {entry['kind']})", diff))
-        counts[file] = (agree, len(cases))
-        print(f"{file}: {agree}/{len(cases)} answer as the emulator did")
+        ctx.close_feed()
+        ran = len(cases) - sum(1 for c in cases if is_feed_case(c) and not args.feed)
+        if ran == 0:
+            print(f"{file}: skipped (Requests feed cases: no --feed)")
+            continue
+        counts[file] = (agree, ran)
+        print(f"{file}: {agree}/{ran} answer as the emulator did")
     if args.dump:
         with open(args.dump, "w") as f:
             json.dump([{"case": n, "why": w, **{k: v for k, v in (d or {}).items() if k != "hearth_answers"}}
@@ -607,14 +687,15 @@ def replay(args):
             print(f"  step {diff['step']}\n  official: {json.dumps(diff['official'], ensure_ascii=False)[:1500]}"
                   f"\n  hearth:   {json.dumps(diff['hearth'], ensure_ascii=False)[:1500]}")
     if not args.only:
-        stale = [n for n in known if n not in seen and n not in unreplayed and not skipped]
+        stale = [n for n in known if n not in seen and n not in unreplayed and not skipped and not feed_skipped]
         for n in stale:
             print(f"\nSTALE known-differences.json names {n}, which is not in the corpus")
             failures.append((n, "stale", None))
     total = sum(n for _, n in counts.values())
     print(f"\n{total} cases: {total - len(failures) - known_agree} answer as the official emulator did, "
           f"{known_agree} differ as known-differences.json says ({len(known)} listed), {len(failures)} mismatch"
-          f"{f'; {skipped} gRPC cases skipped (no grpcio)' if skipped else ''}")
+          f"{f'; {skipped} gRPC cases skipped (no grpcio)' if skipped else ''}"
+          f"{f'; {feed_skipped} Requests feed cases skipped (no --feed)' if feed_skipped else ''}")
     return 1 if failures else 0
 
 
@@ -667,6 +748,7 @@ def main():
     p.add_argument("--dump", help="write the mismatches to this JSON file")
     p.add_argument("--functions", type=int, metavar="PORT",
                    help="serve a recording stand-in Functions emulator on 127.0.0.1:PORT and run the modules that need it")
+    p.add_argument("--feed", help="HOST:PORT of the server's Requests feed (its --websocket_port)")
     p.add_argument("--settle", type=float, default=None,
                    help="seconds the log must stay still before debug() output is read")
     args = p.parse_args()

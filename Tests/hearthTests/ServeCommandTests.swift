@@ -88,7 +88,7 @@ import Testing
             .write(to: dir.appendingPathComponent("firestore.rules"), atomically: true, encoding: .utf8)
         try "{}".write(to: dir.appendingPathComponent("seed.json"), atomically: true, encoding: .utf8)
         let ready = dir.appendingPathComponent("ready")
-        let run = try HearthCLI.run(["serve", "--host", "127.0.0.1", "--port", "0", "--websocket_port", "9150", "--database-edition", "enterprise",
+        let run = try HearthCLI.run(["serve", "--host", "127.0.0.1", "--port", "0", "--websocket_port", "0", "--database-edition", "enterprise",
                                      "--project_id", "demo-jar", "--seed_from_export", "seed.json", "--rules", dir.appendingPathComponent("firestore.rules").path,
                                      "--single_project_mode", "true", "--functions_emulator", "127.0.0.1:5001",
                                      "--no-console", "--ready-file", ready.path], in: dir) { process in
@@ -98,7 +98,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("for every project"))
         #expect(run.stdout.contains("imported 0 documents from seed.json"))
-        #expect(run.stdout.contains("--websocket_port 9150 noted") && run.stdout.contains("Cloud Functions triggers go to 127.0.0.1:5001"))
+        #expect(run.stdout.contains("the Emulator UI's Requests feed at ws://127.0.0.1:") && run.stdout.contains("Cloud Functions triggers go to 127.0.0.1:5001"))
     }
 
     @Test("the JAR's flags that Hearth has no use for are accepted with a note, never a failure")

@@ -41,6 +41,10 @@ public struct RulesDecision: Sendable, CustomStringConvertible {
     public var outcomes: [AllowOutcome]
     /// What `debug()` printed during this request, in evaluation order.
     public var debugOutput: [String]
+    /// The request as the rules saw it (`request.auth`, `request.time`, `request.resource`,
+    /// the query of a list), for the Emulator UI's Requests feed. A copy of values the
+    /// evaluation built anyway (the auth and data are shared, not copied).
+    public var request: RulesRequest?
 
     /// The emulator-style explanation: `false for 'update' @ L7, Null value error. for 'update' @ L9`,
     /// or `No matching allow statements` when nothing applied.

@@ -88,8 +88,8 @@ public struct EmulatorConfiguration: Sendable {
     public var functionsEmulator: String?
     /// Start with trigger delivery paused (`--triggers-paused`): events queue until resumed.
     public var triggersPaused = false
-    /// The Emulator UI's request feed port (`--websocket_port`). Recorded only for now: the
-    /// request-feed code opens it.
+    /// The Emulator UI's Requests feed port (`--websocket_port`): `EmulatorInstance.start()`
+    /// opens a `RequestFeedServer` there (docs/emulator-suite.md).
     public var webSocketPort: Int?
     /// Stop when standard input reaches end of file: the Suite launcher's JVM holds the other
     /// end of that pipe, so its death (SIGKILL included) stops Hearth on every platform.

@@ -18,6 +18,7 @@ public final class EmulatorInstance: Sendable {
     private let store: DurableStore?
     private let servers = Mutex<[EmulatorServer]>([])
     private let console = Mutex<ConsoleServer?>(nil)
+    private let requestFeed = Mutex<RequestFeedServer?>(nil)
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Loads the state the configuration describes; nothing listens yet.
@@ -76,6 +77,12 @@ public final class EmulatorInstance: Sendable {
         for s in all { s.onStop { for other in all { other.stop() } } }
         main.onStop { [stopped] in stopped.signal() }
         servers.withLock { $0 = all }
+        if let webSocketPort = c.webSocketPort {
+            do { try startRequestFeed(main, port: webSocketPort) } catch {
+                main.stop()
+                throw error
+            }
+        }
         if c.console {
             do { try startConsole(main) } catch {
                 main.stop()
@@ -84,8 +91,8 @@ public final class EmulatorInstance: Sendable {
         }
         c.output.line("hearth serve: Firestore REST and gRPC APIs listening on \(main.address)")
         if all.count > 1 { c.output.line("hearth serve: and on \(all[1].address) (--webchannel_port)") }
-        if let port = c.webSocketPort {
-            c.output.line("hearth serve: --websocket_port \(port) noted (the request feed is not served yet)")
+        if let feed = requestFeed.withLock({ $0 }) {
+            c.output.line("hearth serve: the Emulator UI's Requests feed at ws://\(feed.host.contains(":") ? "[\(feed.host)]" : feed.host):\(feed.port)/requests")
         }
         if let f = c.functionsEmulator {
             c.output.line("hearth serve: Cloud Functions triggers go to \(f)" + (c.triggersPaused ? " (paused)" : ""))
@@ -106,6 +113,25 @@ public final class EmulatorInstance: Sendable {
         let text = "\(error)"
         return text.contains("Address already in use") ? "address already in use (\(text))" : text
     }
+
+    /// The Emulator UI's Requests feed (--websocket_port) on its own port, same host, with the
+    /// main port's deadlines; it stops with the main server.
+    private func startRequestFeed(_ main: EmulatorServer, port: Int) throws(EmulatorConfiguration.Problem) {
+        let c = configuration
+        let host = c.host ?? "127.0.0.1"
+        let feed: RequestFeedServer
+        do {
+            feed = try RequestFeedServer(host: host, port: port, state: state, limits: RequestFeedServer.limits(like: main.limits),
+                                         webSocketLimits: RequestFeedServer.webSocketLimits(like: main.limits))
+        } catch {
+            throw .data("cannot listen on \(host):\(port) (--websocket_port): \(Self.describe(error))")
+        }
+        main.onStop { feed.stop() }
+        requestFeed.withLock { $0 = feed }
+    }
+
+    /// The Requests feed, once `start()` has run with a WebSocket port.
+    public var requestFeedServer: RequestFeedServer? { requestFeed.withLock { $0 } }
 
     /// The official emulator's UI port by default; when another emulator holds it, any free
     /// port (an explicit --console-port must be free).

@@ -37,6 +37,8 @@ public final class EmulatorServer: Sendable {
     public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     /// Open client connections, both protocols.
     public var connectionCount: Int { http.connectionCount }
+    /// The transport's budgets in force.
+    public var limits: HTTPLimits { http.limits }
 
     /// Stops serving (idempotent).
     public func stop() { http.stop() }

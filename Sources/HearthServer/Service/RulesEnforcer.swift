@@ -15,17 +15,24 @@ struct RulesEnforcer {
     let log: RequestLog
     /// nil: nothing is checked (owner, or no rules for the project).
     private let checks: RulesChecks?
+    /// `request.time` of the reads and queries this request makes: one reading of the clock
+    /// when the request is checked (every document of a batchGet sees the same time, as on
+    /// the official emulator), none when nothing is.
+    private let requestTime: Timestamp?
 
     /// Throws the compile failure when the project's stored rules do not compile (the
     /// official emulator then answers every request of the project, the owner's too, with it).
-    init(state: EmulatorState, database: DatabaseID, auth: AuthContext) throws(FirestoreError) {
+    /// `oneRequest`: the enforcer serves one request (its reads share one `request.time`);
+    /// false for a Listen stream's, which checks targets added over the stream's life.
+    init(state: EmulatorState, database: DatabaseID, auth: AuthContext, oneRequest: Bool = true) throws(FirestoreError) {
         self.database = database
         self.clock = state.clock
         self.log = state.requestLog
         let rules = state.rules.rules(for: database)
         if let failure = rules?.compileFailure { throw failure }
-        if auth.isAdmin { checks = nil; return }
+        if auth.isAdmin { checks = nil; requestTime = nil; return }
         checks = rules?.program.map { RulesChecks(program: $0, auth: auth.rulesAuth, database: database, coverage: rules?.coverage) }
+        requestTime = checks == nil || !oneRequest ? nil : state.clock.now()
     }
 
     /// `debug()` output goes to `HearthLog` (standard output by default, as the official
@@ -43,13 +50,13 @@ struct RulesEnforcer {
     /// see (`resource`, `get()`); `readTime` reads a past version of it.
     func checkGet(_ path: ResourcePath, in state: DatabaseState, readTime: Timestamp? = nil) throws(FirestoreError) {
         guard let checks else { return }
-        try checks.checkGet(path, in: state, readTime: readTime, time: clock.now(), observe: observer)
+        try checks.checkGet(path, in: state, readTime: readTime, time: requestTime ?? clock.now(), observe: observer)
     }
 
     /// `allow list` for a query (also an aggregation's query, or a listing).
     func checkQuery(_ query: StructuredQuery, in state: DatabaseState) throws(FirestoreError) {
         guard let checks else { return }
-        try checks.checkQuery(query, in: state, time: clock.now(), observe: observer)
+        try checks.checkQuery(query, in: state, time: requestTime ?? clock.now(), observe: observer)
     }
 
     /// The commit-time check (nil when nothing is checked).

@@ -368,7 +368,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
             }
         } else {
             let auth = try AuthContext.parse(call.authorization)
-            rules = try RulesEnforcer(state: state, database: requested, auth: auth)
+            rules = try RulesEnforcer(state: state, database: requested, auth: auth, oneRequest: false)
             database = requested
             state.streams.update(streamID) { $0.database = requested }
         }

@@ -42,6 +42,9 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     /// `parseRequests` is running (an inline answer may call back into it).
     private var parsing = false
     private var continuationScheduled = false
+    /// A WebSocket handshake was read: nothing after it is parsed as HTTP; what arrives is
+    /// kept for the WebSocket (or dropped if the answer refuses the upgrade).
+    private var upgradeRequested = false
 
     private enum Phase { case idle, head, body, busy }
 
@@ -77,6 +80,11 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     // MARK: Input
 
     func received(_ bytes: UnsafeRawBufferPointer) {
+        if upgradeRequested {
+            parser.append(bytes)
+            reportHeld()
+            return
+        }
         guard !noMoreRequests else { return }
         if phase == .idle || phase == .busy, parser.isIdle { requestStarted = Monotonic.now() }
         parser.append(bytes)
@@ -113,9 +121,12 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
             case .request(let request):
                 handledThisTurn += 1
                 requestStarted = parser.isIdle ? nil : Monotonic.now()
-                let keepAlive = request.keepAlive && !stopping
+                // An upgrade is the connection's last HTTP request, whatever the answer.
+                let upgrade = WebSocketHandshake.isUpgrade(request)
+                let keepAlive = request.keepAlive && !stopping && !upgrade
                 let slot = Slot(keepAlive: keepAlive, chunked: request.minorVersion >= 1)
                 enqueue(slot)
+                if upgrade { upgradeRequested = true }
                 if !keepAlive { noMoreRequests = true }
                 dispatch(request, into: slot)
             case .failure(let status, let message):
@@ -127,6 +138,8 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
                 enqueue(slot)
             }
         }
+        // Switched to WebSocket while handling: the connection is no longer ours to steer.
+        guard connection.handler === self else { return }
         if held || pendingCount >= Self.maxPipelined {
             connection.pause(.handler)
         } else if pendingCount < Self.maxPipelined / 2 {
@@ -239,6 +252,13 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
             let keepAlive = slot.keepAlive && !response.closeConnection && !stopping
             if let a = response.afterWrite { after.append(a); response.afterWrite = nil }
             var bytes: [UInt8] = []
+            if let upgrade = response.webSocket, response.status == 101, upgradeRequested, !stopping {
+                response.serializeUpgradeHead(into: &bytes)
+                connection.write(bytes)
+                advance()
+                switchToWebSocket(upgrade)
+                return
+            }
             if let produce = response.stream {
                 response.serializeStreamHead(into: &bytes, chunked: slot.chunked, keepAlive: keepAlive)
                 connection.write(bytes)
@@ -283,6 +303,23 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     private func finishIfDone() {
         guard inputClosed || stopping, pendingCount == 0, stream == nil, !connection.isClosed else { return }
         connection.closeAfterFlush()
+    }
+
+    // MARK: WebSocket
+
+    /// The 101 is written: the connection now speaks WebSocket, starting with whatever the
+    /// client sent after its handshake.
+    private func switchToWebSocket(_ upgrade: WebSocketUpgrade) {
+        noMoreRequests = true
+        let leftover = parser.takeUnparsed()
+        if heldReported != 0 { connection.adjustHeld(by: -heldReported); heldReported = 0 }
+        queue.removeAll()
+        queueHead = 0
+        waiting.removeAll()
+        let next = WebSocketConnection(connection: connection, limits: upgrade.limits)
+        connection.handler = next
+        connection.resume(.handler)
+        next.start(leftover: leftover, onOpen: upgrade.onOpen)
     }
 
     // MARK: Streamed answers
@@ -333,7 +370,7 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
     // MARK: Deadlines and ends
 
     private func updateDeadline() {
-        guard !connection.isClosed else { return }
+        guard !connection.isClosed, connection.handler === self else { return }
         let limits = app.limits
         if noMoreRequests {
             // Answers owed are written, then the connection closes: nothing more to read.

@@ -77,6 +77,15 @@ struct HTTPRequestParser {
         bytes.withUnsafeBytes { append($0) }
     }
 
+    /// The bytes received past the last request (a protocol switch takes them over).
+    mutating func takeUnparsed() -> [UInt8] {
+        let rest = Array(buffer[start...])
+        buffer = []
+        start = 0
+        scanned = 0
+        return rest
+    }
+
     mutating func next() -> Outcome {
         if failed { return .needMore }
         if head == nil {

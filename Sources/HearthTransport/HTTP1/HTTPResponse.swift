@@ -13,6 +13,9 @@ public struct HTTPResponse: Sendable {
     /// with the body's `HTTPResponseStream`. It must not block: it registers with whatever
     /// produces the data and returns.
     public var stream: (@Sendable (HTTPResponseStream) -> Void)?
+    /// A 101 that switches the connection to a WebSocket (`HTTPResponse.webSocket`): after
+    /// the head, the connection speaks RFC 6455 (WebSocket/WebSocketConnection.swift).
+    public var webSocket: WebSocketUpgrade?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                 closeConnection: Bool = false) {
@@ -36,6 +39,7 @@ public struct HTTPResponse: Sendable {
     static func reason(_ status: Int) -> String {
         switch status {
         case 100: "Continue"
+        case 101: "Switching Protocols"
         case 200: "OK"
         case 204: "No Content"
         case 400: "Bad Request"
@@ -69,6 +73,12 @@ public struct HTTPResponse: Sendable {
     /// HTTP/1.0 client gets the body raw, ended by closing the connection.
     func serializeStreamHead(into out: inout [UInt8], chunked: Bool, keepAlive: Bool) {
         serializeHead(into: &out, framing: chunked ? "Transfer-Encoding: chunked" : nil, keepAlive: keepAlive && chunked)
+    }
+
+    /// Appends the status line and headers of a 101: no body framing, no `Connection: close`
+    /// (the headers say `Connection: Upgrade`).
+    func serializeUpgradeHead(into out: inout [UInt8]) {
+        serializeHead(into: &out, framing: nil, keepAlive: true)
     }
 
     private func serializeHead(into out: inout [UInt8], framing: String?, keepAlive: Bool) {

@@ -15,7 +15,8 @@ public final class HTTPServer: Sendable {
     public let host: String
     /// The bound port (the ephemeral one when started with port 0).
     public let port: Int
-    let limits: HTTPLimits
+    /// The budgets in force (`maxConnections` capped by the descriptor limit).
+    public let limits: HTTPLimits
     private let context: ServerContext
     private let group: EventLoopGroup
     private let listener: Listener
