@@ -22,12 +22,7 @@ struct ProtoObject {
     /// The member for field `name` (lowerCamel), or its snake_case spelling. A JSON
     /// `null` counts as absent, as proto3 JSON specifies for message and scalar fields.
     mutating func take(_ name: String) -> JSON? {
-        let snake = ProtoJSON.snakeCase(name)
-        var found: JSON?
-        for i in pairs.indices where pairs[i].0 == name || pairs[i].0 == snake {
-            used[i] = true
-            found = pairs[i].1
-        }
+        let found = takeRaw(name)
         if case .null? = found { return nil }
         return found
     }

@@ -19,15 +19,14 @@ public final class RequestFeed: Sendable {
     /// Evaluations kept for the array a new client gets first.
     public let capacity: Int
     let state: EmulatorState
-    private let core = Mutex(Core())
+    private let core: Mutex<Core>
 
     private struct Core {
         var clients: [Int: WebSocket] = [:]
         var nextID = 1
         var logToken: Int?
-        /// Serialised evaluations, oldest first.
-        var kept: [[UInt8]] = []
-        var keptHead = 0
+        /// Serialised evaluations.
+        var kept: RecentItems<[UInt8]>
         var stopped = false
     }
 
@@ -37,6 +36,7 @@ public final class RequestFeed: Sendable {
     public init(state: EmulatorState, capacity: Int = 1_000) {
         self.state = state
         self.capacity = max(1, capacity)
+        core = Mutex(Core(kept: RecentItems(capacity: self.capacity)))
     }
 
     /// Clients connected now.
@@ -50,7 +50,7 @@ public final class RequestFeed: Sendable {
             c.nextID += 1
             c.clients[id] = socket
             var array: [UInt8] = [UInt8(ascii: "[")]
-            let ordered = c.kept.count < capacity ? c.kept : Array(c.kept[c.keptHead...] + c.kept[..<c.keptHead])
+            let ordered = c.kept.ordered
             // The newest that fit in `maxInitialBytes` (each evaluation carries the rules source).
             var size = 0
             var first = ordered.count
@@ -108,14 +108,7 @@ public final class RequestFeed: Sendable {
                                                        atMicroseconds: now + Int64(i), listing: listing).bytes)
         }
         let clients = core.withLock { c -> [WebSocket] in
-            for m in messages {
-                if c.kept.count < capacity {
-                    c.kept.append(m)
-                } else {
-                    c.kept[c.keptHead] = m
-                    c.keptHead = (c.keptHead + 1) % capacity
-                }
-            }
+            for m in messages { c.kept.append(m) }
             return Array(c.clients.values)
         }
         // A client over its send budget is closed by its WebSocket; the others go on.

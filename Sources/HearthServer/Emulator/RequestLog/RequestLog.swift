@@ -18,9 +18,7 @@ public final class RequestLog: Sendable {
     private let store: Mutex<Store>
 
     private struct Store {
-        var ring: [RequestLogEntry] = []
-        /// Where the next entry goes once the ring is full.
-        var head = 0
+        var kept: RecentItems<RequestLogEntry>
         var lastID = 0
         var subscribers: [Int: Subscriber] = [:]
         var nextToken = 1
@@ -28,7 +26,7 @@ public final class RequestLog: Sendable {
 
     public init(capacity: Int = 1_000) {
         self.capacity = max(1, capacity)
-        store = Mutex(Store())
+        store = Mutex(Store(kept: RecentItems(capacity: self.capacity)))
     }
 
     /// True while anyone subscribes: the front ends' only check when nobody does.
@@ -60,12 +58,7 @@ public final class RequestLog: Sendable {
         let subscribers = store.withLock { s -> [Subscriber] in
             s.lastID += 1
             entry.id = s.lastID
-            if s.ring.count < capacity {
-                s.ring.append(entry)
-            } else {
-                s.ring[s.head] = entry
-                s.head = (s.head + 1) % capacity
-            }
+            s.kept.append(entry)
             return Array(s.subscribers.values)
         }
         // Outside the lock: a subscriber that finds its client gone unsubscribes.
@@ -75,8 +68,7 @@ public final class RequestLog: Sendable {
     /// The kept entries with an id above `after`, oldest first, at most `limit` (the newest).
     public func recent(after: Int = 0, limit: Int = .max) -> [RequestLogEntry] {
         store.withLock { s in
-            let ordered = s.ring.count < capacity ? s.ring : Array(s.ring[s.head...] + s.ring[..<s.head])
-            return Array(ordered.filter { $0.id > after }.suffix(max(0, limit)))
+            return Array(s.kept.ordered.filter { $0.id > after }.suffix(max(0, limit)))
         }
     }
 
