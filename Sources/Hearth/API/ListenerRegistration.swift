@@ -23,6 +23,15 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     private let target = Mutex<ListenTargetID?>(nil)
     /// Read and written only on `queue`.
     private var events = SnapshotEvents(includeMetadataChanges: false)
+    /// Whether the listener is out of sync (the instance offline): its snapshots are
+    /// `isFromCache`. Read and written only on `queue` (set before the first is queued).
+    private var fromCache = false
+    /// The last view snapshot the listener accepted and whether one was raised; only on `queue`.
+    private var lastView: ViewSnapshot?
+    private var raised = false
+    /// Back online and nothing raised since (`LocalView.SyncEvent.online`); only on `queue`.
+    private var unsettled = false
+    private let syncObserver = Mutex<Int?>(nil)
 
     init(firestore: Firestore) {
         self.firestore = firestore
@@ -33,10 +42,38 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// engine snapshot that raises an event, with the pending documents of the snapshot
     /// before it (to classify metadata changes), on the listener queue; a failure to start
     /// is reported once through `onError`, and the listener ends.
+    ///
+    /// While the instance is offline the listener is out of sync: its first snapshot and
+    /// the ones after are `isFromCache`. Going offline raises, with `includeMetadataChanges`,
+    /// the current result again with only that flag changed (the SDK's sync-state change:
+    /// FIRQueryTests testQueriesFireFromCacheWhenOffline); coming back, the catch-up's
+    /// snapshot is in sync, and when the catch-up raised nothing the in-sync snapshot is
+    /// raised alone, with metadata changes.
     func start(_ listenTarget: ListenTarget, includeMetadataChanges: Bool,
-               onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>) -> Void,
+               onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>, _ fromCache: Bool) -> Void,
                onError: @escaping @Sendable (FirestoreErrorCode) -> Void) {
         events = SnapshotEvents(includeMetadataChanges: includeMetadataChanges)
+        let observer = firestore.local.addSyncObserver { [self] event in
+            deliver { [self] in
+                switch event {
+                case .offline:
+                    guard !fromCache else { return }
+                    fromCache = true
+                    unsettled = false
+                case .online:
+                    unsettled = fromCache
+                    fromCache = false
+                    return
+                case .settled:
+                    guard unsettled else { return }
+                    unsettled = false
+                }
+                guard includeMetadataChanges, raised, let lastView else { return }
+                onSnapshot(lastView.unchanged(), lastView.mutatedKeys, fromCache)
+            }
+        }
+        syncObserver.withLock { $0 = observer }
+        fromCache = firestore.local.isOffline
         do throws(FirestoreError) {
             switch listenTarget {
             case .documents(let paths):
@@ -48,7 +85,12 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             do throws(FirestoreError) {
                 let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
                     deliver { [self] in
-                        if let previousMutated = events.accept(snapshot) { onSnapshot(snapshot, previousMutated) }
+                        lastView = snapshot
+                        if let previousMutated = events.accept(snapshot) {
+                            raised = true
+                            unsettled = false
+                            onSnapshot(snapshot, previousMutated, fromCache)
+                        }
                     }
                 }
                 target.withLock { $0 = id }
@@ -58,6 +100,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
                 throw error
             }
         } catch {
+            if let id = syncObserver.withLock({ o -> Int? in defer { o = nil }; return o }) { firestore.local.removeSyncObserver(id) }
             let failure = FirestoreErrorCode(error)
             deliver { onError(failure) }
         }
@@ -76,6 +119,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
 
     func remove() {
         removed.store(true, ordering: .releasing)
+        if let id = syncObserver.withLock({ o -> Int? in defer { o = nil }; return o }) { firestore.local.removeSyncObserver(id) }
         if let id = target.withLock({ t -> ListenTargetID? in defer { t = nil }; return t }) {
             firestore.database.stopListening(id)
             firestore.local.listenerRemoved()

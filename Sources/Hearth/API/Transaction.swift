@@ -167,6 +167,10 @@ extension Firestore {
     func transactionAttempts(maxAttempts: Int, block: (Transaction, NSErrorPointer) -> Any?) -> Result<Any?, Error> {
         // Made only when an attempt fails: an NSError costs about a microsecond on Linux.
         var lastError: Error?
+        // A transaction reads and commits on the server: an instance without network fails
+        // it at once (UNAVAILABLE is not retried). Hearth's text: on a device the transport
+        // reports its own.
+        if local.isOffline { return .failure(FirestoreErrorCode(.unavailable, message: "Failed to run transaction: the client is offline.")) }
         for attempt in 0..<maxAttempts {
             if attempt > 0 { backoff(attempt: attempt) }
             let txn = Transaction(firestore: self)

@@ -7,9 +7,9 @@ import Synchronization
 /// Seen means: read from the server (`getDocument`, `getDocuments`), listened to, written
 /// whole (`setData` with or without merge, `delete`, batches — not `updateData`, whose
 /// acknowledgement tells the SDK nothing about the rest of the document), or loaded from a
-/// bundle. Hearth is always online and its listeners are always in sync, so the cache
-/// serves the current committed version of what the instance has seen rather than the
-/// version it saw; a bundle's document is served instead when it is newer (by update time)
+/// bundle. Online, Hearth's listeners are always in sync, so the cache serves the current
+/// committed version of what the instance has seen rather than the version it saw (offline,
+/// the version of the moment it went offline: `lookup(_:base:)`); a bundle's document is served instead when it is newer (by update time)
 /// or when the database does not hold the document at all.
 ///
 /// Reads and writes record a document's storage key (one set insertion: the key's hash is
@@ -119,9 +119,10 @@ final class LocalCache: Sendable {
 
     // MARK: Reading
 
-    /// The cached version of the document at `key`.
-    func lookup(_ key: DocumentKey) -> Lookup {
-        let current = database.document(key)
+    /// The cached version of the document at `key`; `base`: the state the instance reads
+    /// (offline, the one it went offline at), else the database's current one.
+    func lookup(_ key: DocumentKey, base: DatabaseState? = nil) -> Lookup {
+        let current = base.map { $0.document(key.path) } ?? database.document(key)
         let (seenPath, queries, bundled) = state.withLock { s in
             (s.seen.contains(key), current != nil && !s.seen.contains(key) ? s.seenQueries : [], s.bundled[key.path])
         }
