@@ -32,6 +32,8 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// Back online and nothing raised since (`LocalView.SyncEvent.online`); only on `queue`.
     private var unsettled = false
     private let syncObserver = Mutex<Int?>(nil)
+    /// The target counted in `LocalView.retainTarget`, until removed.
+    private let retained = Mutex<ListenTarget?>(nil)
 
     init(firestore: Firestore) {
         self.firestore = firestore
@@ -49,6 +51,15 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// FIRQueryTests testQueriesFireFromCacheWhenOffline); coming back, the catch-up's
     /// snapshot is in sync, and when the catch-up raised nothing the in-sync snapshot is
     /// raised alone, with metadata changes.
+    ///
+    /// Online, a listener that starts on results the instance already holds
+    /// (`LocalView.holdsCachedResults`, or a first query result holding a cached or pending
+    /// document) and that is the instance's only listener of its target raises its first
+    /// snapshot from the cache (`isFromCache == true`) and then, with metadata changes, the
+    /// server-confirmed one: the SDK's two first snapshots (FIRQueryTests
+    /// testQueriesCanRaiseInitialSnapshotFromCachedEmptyResults, FIRDatabaseTests
+    /// testDocumentSnapshotEvents_forChangeIncludingMetadata). Hearth's cache is never stale,
+    /// so both hold the same documents.
     func start(_ listenTarget: ListenTarget, includeMetadataChanges: Bool,
                onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>, _ fromCache: Bool) -> Void,
                onError: @escaping @Sendable (FirestoreErrorCode) -> Void) {
@@ -74,6 +85,11 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         }
         syncObserver.withLock { $0 = observer }
         fromCache = firestore.local.isOffline
+        let sharesTarget = firestore.local.retainTarget(listenTarget)
+        retained.withLock { $0 = listenTarget }
+        let heldBefore = !sharesTarget && !fromCache && firestore.local.holdsCachedResults(for: listenTarget)
+        let cachedQuery: StructuredQuery? = if !sharesTarget, !heldBefore, case .query(let query) = listenTarget { query } else { nil }
+        let cache = firestore.local.cache
         do throws(FirestoreError) {
             switch listenTarget {
             case .documents(let paths):
@@ -86,11 +102,18 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
                 let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
                     deliver { [self] in
                         lastView = snapshot
-                        if let previousMutated = events.accept(snapshot) {
-                            raised = true
-                            unsettled = false
-                            onSnapshot(snapshot, previousMutated, fromCache)
+                        guard let previousMutated = events.accept(snapshot) else { return }
+                        let first = !raised
+                        raised = true
+                        unsettled = false
+                        if first, !fromCache, heldBefore || cachedQuery.map({ query in
+                            !snapshot.mutatedKeys.isEmpty || cache.holdsAny(snapshot.documents, besides: query)
+                        }) == true {
+                            onSnapshot(snapshot, previousMutated, true)
+                            if includeMetadataChanges { onSnapshot(snapshot.unchanged(), snapshot.mutatedKeys, false) }
+                            return
                         }
+                        onSnapshot(snapshot, previousMutated, fromCache)
                     }
                 }
                 target.withLock { $0 = id }
@@ -101,6 +124,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             }
         } catch {
             if let id = syncObserver.withLock({ o -> Int? in defer { o = nil }; return o }) { firestore.local.removeSyncObserver(id) }
+            if let t = retained.withLock({ r -> ListenTarget? in defer { r = nil }; return r }) { firestore.local.releaseTarget(t) }
             let failure = FirestoreErrorCode(error)
             deliver { onError(failure) }
         }
@@ -120,6 +144,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     func remove() {
         removed.store(true, ordering: .releasing)
         if let id = syncObserver.withLock({ o -> Int? in defer { o = nil }; return o }) { firestore.local.removeSyncObserver(id) }
+        if let t = retained.withLock({ r -> ListenTarget? in defer { r = nil }; return r }) { firestore.local.releaseTarget(t) }
         if let id = target.withLock({ t -> ListenTargetID? in defer { t = nil }; return t }) {
             firestore.database.stopListening(id)
             firestore.local.listenerRemoved()

@@ -108,6 +108,27 @@ final class LocalCache: Sendable {
         }
     }
 
+    /// Whether the instance read or listened to `query` before (the SDK keeps such a
+    /// target's results, with a resume token, in its cache).
+    func hasRecorded(_ query: StructuredQuery) -> Bool {
+        state.withLock { $0.seenQueries.contains(query) }
+    }
+
+    /// Whether any of `documents` is in the cache: seen, or matched by a recorded query
+    /// other than `query`. Stops at the first.
+    func holdsAny(_ documents: some Sequence<Document>, besides query: StructuredQuery) -> Bool {
+        let (seenKeys, queries) = state.withLock { ($0.seen, $0.seenQueries) }
+        var evaluators: [DocumentSetQuery]?
+        for doc in documents {
+            if seenKeys.contains(DocumentKey(doc.path)) { return true }
+            if evaluators == nil {
+                evaluators = queries.filter { $0 != query }.compactMap { try? DocumentSetQuery($0, database: database.id) }
+            }
+            if evaluators!.contains(where: { $0.matchesIgnoringCursors(doc) }) { return true }
+        }
+        return false
+    }
+
     func namedQuery(_ name: String) -> BundleNamedQuery? {
         state.withLock { $0.namedQueries[name] }
     }

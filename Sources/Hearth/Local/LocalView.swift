@@ -76,6 +76,47 @@ final class LocalView: Sendable {
         listeners.wrappingSubtract(1, ordering: .acquiringAndReleasing)
     }
 
+    /// The targets this instance's listeners watch, with how many listen to each: a second
+    /// listener of a target shares the first one's synced view, as the SDK's listeners of
+    /// one query share its `QueryView`.
+    private let activeTargets = Mutex<[ListenTarget: Int]>([:])
+
+    /// Counts a listener of `target`; returns whether another one listens to it already.
+    func retainTarget(_ target: ListenTarget) -> Bool {
+        activeTargets.withLock { t in
+            t[target, default: 0] += 1
+            return t[target]! > 1
+        }
+    }
+
+    func releaseTarget(_ target: ListenTarget) {
+        activeTargets.withLock { t in
+            guard let n = t[target] else { return }
+            t[target] = n > 1 ? n - 1 : nil
+        }
+    }
+
+    /// Whether a listener of `target` starts from results the instance already holds, as
+    /// the SDK's first snapshot comes from its cache (`QueryListener::ShouldRaiseInitialEvent`:
+    /// the cached view has documents, or the target has cached results): for documents, one
+    /// of them exists in the cache or is written by a pending write; for a query, the query
+    /// was read or listened to before. (A query whose first result holds a cached document is found
+    /// when that result is known: `LocalCache.holdsAny`.) Call before the target is recorded.
+    func holdsCachedResults(for target: ListenTarget) -> Bool {
+        switch target {
+        case .documents(let paths):
+            return paths.contains { path in
+                let key = DocumentKey(path)
+                if pendingDocument(key) != nil { return true }
+                // A document the cache holds as missing gives the SDK's view no document.
+                if case .document(let held?) = cache.lookup(key) { return held.path == path }
+                return false
+            }
+        case .query(let query):
+            return cache.hasRecorded(query)
+        }
+    }
+
     /// Whether some write of this instance is applied locally and not yet committed (reads
     /// then look through the overlay). One atomic load.
     var hasQueuedWrites: Bool { pendingCount.load(ordering: .acquiring) > 0 }

@@ -96,13 +96,13 @@ struct OfflineTests {
         try await ref.setData(["n": 0])
         try await db.disableNetwork()
         let order = Flag()
-        // Issued in this order (the tasks are created one after the other and each queues
-        // its write before the next starts: checked by the pending count below).
         ref.updateData(["n": FieldValue.increment(Int64(1))]) { e in order.add("first \(e == nil)") }
         let second = Task { try await ref.updateData(["n": FieldValue.increment(Int64(10))]); order.add("second") }
-        func bothQueued() async -> Bool { (try? await ref.getDocument(source: .cache))?.data()?["n"] as? Int == 11 }
-        for _ in 0..<1_000_000 where !(await bothQueued()) { await Task.yield() }
-        #expect(await bothQueued())
+        // Waits, through a listener, until the second write is queued (applied locally).
+        for try await snap in ref.snapshots where snap.data()?["n"] as? Int == 11 {
+            #expect(snap.metadata.hasPendingWrites && snap.metadata.isFromCache)
+            break
+        }
         #expect(order.all.isEmpty)
         try await db.enableNetwork()
         try await second.value
@@ -110,6 +110,23 @@ struct OfflineTests {
         #expect(Set(order.all) == ["first true", "second"])
         let committed = try await db.authenticated(uid: "x").document("counters/c").getDocument()
         #expect(committed.data()?["n"] as? Int == 11)
+    }
+
+    @Test("writes queued offline commit in issue order: the last one wins, completions in order (FIRDatabaseTests testCanQueueWritesWhileOffline; the SDK's mutation queue)")
+    func queuedWritesCommitInOrder() async throws {
+        let db = localDB()
+        let other = db.authenticated(uid: "other")
+        let ref = db.collection("rooms").document("r1")
+        try await db.disableNetwork()
+        let done = Flag()
+        for v in ["a", "b", "c"] { ref.setData(["v": v]) { e in done.add("\(v) \(e == nil)") } }
+        let batch = db.batch()
+        batch.updateData(["w": 1], forDocument: ref)
+        batch.commit { e in done.add("batch \(e == nil)") }
+        try await db.enableNetwork()
+        try await db.waitForPendingWrites()
+        #expect(done.all == ["a true", "b true", "c true", "batch true"])
+        #expect(localPlain(try await other.document("rooms/r1").getDocument().data()) == "{v:c,w:1}")
     }
 
     @Test("several mutations offline, then a read of the collection shows them all (FIRQueryTests testCanHaveMultipleMutationsWhileOffline)")
@@ -354,7 +371,9 @@ struct OfflineTests {
     func queriesFireFromCacheWhenOffline() async throws {
         let db = localDB()
         let col = db.collection("q")
-        try await col.document("a").setData(["foo": 1])
+        // Written by another instance, as the SDK test's collectionRefWithDocuments does, so
+        // this one's first snapshot is the server's.
+        try await db.authenticated(uid: "writer").document("q/a").setData(["foo": 1])
         let events = LocalEvents<QuerySnapshot>()
         let r = col.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
         await db.waitUntilIdle()
@@ -373,7 +392,7 @@ struct OfflineTests {
     func plainListenerIgnoresSyncChanges() async throws {
         let db = localDB()
         let col = db.collection("q")
-        try await col.document("a").setData(["foo": 1])
+        try await db.authenticated(uid: "writer").document("q/a").setData(["foo": 1])
         let events = LocalEvents<QuerySnapshot>()
         let r = col.addSnapshotListener(events.add)
         await db.waitUntilIdle()
@@ -407,7 +426,7 @@ struct OfflineTests {
         let db = localDB()
         let other = db.authenticated(uid: "other")
         let col = db.collection("rooms")
-        try await col.document("a").setData(["v": 1])
+        try await other.document("rooms/a").setData(["v": 1])
         let events = LocalEvents<QuerySnapshot>()
         let r = col.addSnapshotListener(events.add)
         await db.waitUntilIdle()
@@ -456,6 +475,75 @@ struct OfflineTests {
         let shown = events.values.map { "\(localShow($0))\($0.metadata.isFromCache ? " C" : "")" }
         #expect(shown == ["-", "- C", "{a:1} P C", "{a:1} P", "{a:1}"])
         r.remove()
+    }
+
+    // MARK: Listeners on cached data (online)
+
+    @Test("a listener on a query read before raises its first snapshot from the cache, then the synced one (FIRQueryTests testQueriesCanRaiseInitialSnapshotFromCachedEmptyResults)")
+    func initialSnapshotFromCachedEmptyResults() async throws {
+        let db = localDB()
+        let col = db.collection("empty")
+        let read = try await col.getDocuments()
+        #expect(!read.metadata.isFromCache && read.isEmpty)
+        let events = LocalEvents<QuerySnapshot>()
+        let r = col.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        await db.waitUntilIdle()
+        #expect(events.values.map(\.metadata.isFromCache) == [true, false])
+        #expect(events.values.allSatisfy { $0.isEmpty })
+        r.remove()
+    }
+
+    @Test("a query read before, its document deleted since by the instance: the first snapshot is empty, from the cache (FIRQueryTests testQueriesCanRaiseInitialSnapshotFromEmptyDueToDeleteCachedResults)")
+    func initialSnapshotFromEmptyDueToDelete() async throws {
+        let db = localDB()
+        let col = db.collection("c")
+        try await db.authenticated(uid: "writer").document("c/a").setData(["foo": 1])
+        let read = try await col.getDocuments()
+        #expect(!read.metadata.isFromCache && read.count == 1)
+        try await col.document("a").delete()
+        let events = LocalEvents<QuerySnapshot>()
+        let r = col.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        await db.waitUntilIdle()
+        #expect(events.values.first?.metadata.isFromCache == true)
+        #expect(events.values.first?.isEmpty == true)
+        r.remove()
+    }
+
+    @Test("a listener on data the instance never held starts in sync: one snapshot, not from the cache (FIRQueryTests testQueriesFireFromCacheWhenOffline's initial event)")
+    func listenerOnUnheldDataStartsInSync() async throws {
+        let db = localDB()
+        try await db.authenticated(uid: "writer").document("fresh/a").setData(["foo": 1])
+        try await db.authenticated(uid: "writer").document("elsewhere/b").setData(["foo": 2])
+        let events = LocalEvents<QuerySnapshot>()
+        let r = db.collection("fresh").addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        // (Not in "fresh": the query listener, in sync at once, puts its documents in the cache.)
+        let docEvents = LocalEvents<DocumentSnapshot>()
+        let r2 = db.document("elsewhere/b").addSnapshotListener(includeMetadataChanges: true, listener: docEvents.add)
+        await db.waitUntilIdle()
+        #expect(events.values.map(\.metadata.isFromCache) == [false])
+        #expect(docEvents.values.map(\.metadata.isFromCache) == [false])
+        r.remove(); r2.remove()
+    }
+
+    @Test("a query listener whose first result holds a document the instance wrote starts from the cache; a second listener of the same query shares the synced view (QueryListener::ShouldRaiseInitialEvent)")
+    func cachedDocumentInResult() async throws {
+        let db = localDB()
+        try await db.collection("mix").document("mine").setData(["v": 1])
+        try await db.authenticated(uid: "writer").document("mix/theirs").setData(["v": 2])
+        let first = LocalEvents<QuerySnapshot>(), second = LocalEvents<QuerySnapshot>()
+        let r1 = db.collection("mix").whereField("v", isGreaterThan: 0).addSnapshotListener(first.add)
+        let r2 = db.collection("mix").whereField("v", isGreaterThan: 0).addSnapshotListener(second.add)
+        await db.waitUntilIdle()
+        #expect(first.values.map(\.metadata.isFromCache) == [true])
+        #expect(first.values.first?.documents.map(\.documentID) == ["mine", "theirs"])
+        #expect(second.values.map(\.metadata.isFromCache) == [false])
+        r1.remove(); r2.remove()
+        // Once both are removed, a new listener starts from the cache again.
+        let third = LocalEvents<QuerySnapshot>()
+        let r3 = db.collection("mix").whereField("v", isGreaterThan: 0).addSnapshotListener(third.add)
+        await db.waitUntilIdle()
+        #expect(third.values.map(\.metadata.isFromCache) == [true])
+        r3.remove()
     }
 
     // MARK: Lifecycle
