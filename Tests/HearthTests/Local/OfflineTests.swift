@@ -209,6 +209,32 @@ struct OfflineTests {
         r.remove()
     }
 
+    @Test("a batch whose update no longer holds on reconnection fails whole: its set leaves the listener's view again, NOT_FOUND (FIRWriteBatchTests testBatchesFailAtomicallyRaisingCorrectEvents, offline)")
+    func batchRefusedOnReconnection() async throws {
+        let db = localDB()
+        let other = db.authenticated(uid: "other")
+        try await db.collection("pre").document("b").setData(["v": 0])
+        try await db.disableNetwork()
+        let events = LocalEvents<QuerySnapshot>()
+        let r = db.collection("items").addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        await db.waitUntilIdle()
+        let batch = db.batch()
+        batch.setData(["a": 1], forDocument: db.document("items/a"))
+        batch.updateData(["v": 1], forDocument: db.document("pre/b"))
+        let result = Flag()
+        batch.commit { e in result.add(self.code(e).map { "\($0)" } ?? "ok") }
+        await db.waitUntilIdle()
+        try await other.document("pre/b").delete()
+        try await db.enableNetwork()
+        try await db.waitForPendingWrites()
+        await db.waitUntilIdle()
+        #expect(result.all == ["notFound"])
+        let shown = events.values.map { "\(localShow($0))\($0.metadata.isFromCache ? " C" : "")" }
+        #expect(shown == [" C", "a{a:1}* P C", "a{a:1}* P", ""])
+        #expect(try await other.document("items/a").getDocument().exists == false)
+        r.remove()
+    }
+
     @Test("a write the rules deny is rolled back on reconnection and its completion gets PERMISSION_DENIED (write_spec_test.json \"Failed writes are released immediately.\")")
     func deniedOnReconnection() async throws {
         let admin = localDB()
