@@ -26,7 +26,9 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// Whether the listener is out of sync (the instance offline): its snapshots are
     /// `isFromCache`. Read and written only on `queue` (set before the first is queued).
     private var fromCache = false
-    /// The last view snapshot the listener accepted and whether one was raised; only on `queue`.
+    /// The last view snapshot the listener accepted (kept only with metadata changes, the
+    /// only listeners that re-raise it: a held snapshot makes the view's next step copy its
+    /// chunk array) and whether one was raised; only on `queue`.
     private var lastView: ViewSnapshot?
     private var raised = false
     /// Back online and nothing raised since (`LocalView.SyncEvent.online`); only on `queue`.
@@ -101,7 +103,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             do throws(FirestoreError) {
                 let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
                     deliver { [self] in
-                        lastView = snapshot
+                        if includeMetadataChanges { lastView = snapshot }
                         guard let previousMutated = events.accept(snapshot) else { return }
                         let first = !raised
                         raised = true
