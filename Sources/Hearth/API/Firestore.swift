@@ -194,13 +194,26 @@ public final class Firestore: @unchecked Sendable {
     /// The `async` forms: returns committed and acknowledged (see `LocalView.commit`).
     @discardableResult
     func commit(_ writes: [Write], committed: (@Sendable () -> Void)? = nil) async throws(FirestoreErrorCode) -> CommitResult {
+        // Offline: queued, and returns once committed (or refused) on reconnection. Kept out
+        // of line so the online path below is what it was before offline existed.
+        if local.isOffline { return try await commitOffline(writes, committed: committed) }
+        do {
+            let result = try local.commit(writes, authorize: access.commitAuthorizer(for: database))
+            if let committed { committed() } else { local.cache.recordWrites(writes) }
+            return result
+        } catch {
+            throw FirestoreErrorCode(error)
+        }
+    }
+
+    private func commitOffline(_ writes: [Write], committed: (@Sendable () -> Void)?) async throws(FirestoreErrorCode) -> CommitResult {
+        let authorize = access.commitAuthorizer(for: database)
         do {
             let result: CommitResult
-            let authorize = access.commitAuthorizer(for: database)
-            // Offline: queued, and returns once committed (or refused) on reconnection.
-            if local.isOffline, let offline = await local.commitWhenOnline(writes, authorize: authorize) {
+            if let offline = await local.commitWhenOnline(writes, authorize: authorize) {
                 result = try offline.get()
             } else {
+                // Back online meanwhile.
                 result = try local.commit(writes, authorize: authorize)
             }
             if let committed { committed() } else { local.cache.recordWrites(writes) }
