@@ -91,6 +91,9 @@ public final class AggregateQuery: @unchecked Sendable, Hashable {
     func run() throws(FirestoreErrorCode) -> AggregateQuerySnapshot {
         let firestore = query.firestore
         firestore.ensureActive()
+        // The SDK's RemoteStore::RunAggregateQuery answer with the network disabled
+        // (FIRCountTests testFailWithoutNetwork).
+        if firestore.local.isOffline { throw FirestoreErrorCode(.unavailable, message: "Failed to get result from server.") }
         // Like the SDK, a repeated aggregation is sent once.
         var aggregations: [Aggregation] = []
         for f in fields where !aggregations.contains(where: { $0.alias == f.alias }) {

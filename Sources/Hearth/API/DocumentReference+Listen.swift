@@ -6,8 +6,8 @@ import HearthCore
 /// then one snapshot for each commit that changes it. This instance's own writes arrive
 /// first as they are issued, with `metadata.hasPendingWrites == true`, then as committed
 /// when the data changed (resolved server timestamps) or, with `includeMetadataChanges`,
-/// for the pending state alone (`LocalWriteEvents`). Listeners are always in sync with the
-/// database: `metadata.isFromCache` is false.
+/// for the pending state alone (`LocalWriteEvents`). Online, listeners are in sync with the
+/// database (`metadata.isFromCache` is false); offline (`disableNetwork()`), from the cache.
 extension DocumentReference {
     @discardableResult
     public func addSnapshotListener(_ listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {
@@ -20,18 +20,18 @@ extension DocumentReference {
         addSnapshotListener(options: SnapshotListenOptions().withIncludeMetadataChanges(includeMetadataChanges), listener: listener)
     }
 
-    /// `options.source` is accepted for compatibility: listeners are always in sync.
+    /// `options.source` is accepted for compatibility: `.cache` listens like `.default`.
     @discardableResult
     public func addSnapshotListener(options: SnapshotListenOptions,
                                     listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {
         firestore.ensureActive()
         let callback = sendable(listener)
         let registration = SnapshotListener(firestore: firestore)
-        registration.start(.documents([key]), includeMetadataChanges: options.includeMetadataChanges, onSnapshot: { [self] view, _ in
+        registration.start(.documents([key]), includeMetadataChanges: options.includeMetadataChanges, onSnapshot: { [self] view, _, fromCache in
             let document = view.documents.first
             // A missing document has no pending writes to show (SDK: only documents in the view do).
             let pending = document.map { view.mutatedKeys.contains($0.path) } ?? false
-            callback(DocumentSnapshot(reference: self, document: document, metadata: pending ? .pending : .server), nil)
+            callback(DocumentSnapshot(reference: self, document: document, metadata: .of(pending: pending, fromCache: fromCache)), nil)
         }, onError: { callback(nil, $0) })
         return registration
     }

@@ -174,17 +174,36 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     func snapshot(source: FirestoreSource = .default) throws(FirestoreErrorCode) -> DocumentSnapshot {
         firestore.ensureActive()
         if source == .cache { return try cachedSnapshot() }
+        if firestore.local.isOffline { return try offlineSnapshot(source: source) }
         do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
         noteInCache()
         firestore.local.acknowledgeAll()
         return DocumentSnapshot(reference: self, document: firestore.database.document(storageKey), metadata: .server)
     }
 
+    /// A read while the instance is offline, answered as the SDK's `GetDocument` answers
+    /// from the snapshot its cache raises (api/document_reference.cc): the cached document
+    /// (`isFromCache`) for the default source; UNAVAILABLE when the cache does not hold it as
+    /// existing (never seen, or known deleted — FIRFirestoreSourceTests
+    /// testGetNonExistingDocWhileOfflineWithDefaultSource) and for `.server`
+    /// (…testGetDocumentWhileOfflineServerOnly).
+    private func offlineSnapshot(source: FirestoreSource) throws(FirestoreErrorCode) -> DocumentSnapshot {
+        let cached = try? cachedSnapshot()
+        guard let cached, cached.exists else {
+            throw FirestoreErrorCode(.unavailable, message: "Failed to get document because the client is offline.")
+        }
+        if source == .server {
+            throw FirestoreErrorCode(.unavailable, message: "Failed to get document from server. (However, this document does exist in the local cache. Run again without setting source to FirestoreSourceServer to retrieve the cached document.)")
+        }
+        return cached
+    }
+
     private func cachedSnapshot() throws(FirestoreErrorCode) -> DocumentSnapshot {
         if let local = firestore.local.pendingDocument(storageKey) {
             return DocumentSnapshot(reference: self, document: local.document, metadata: local.document == nil ? .cache : .pendingInCache)
         }
-        switch firestore.local.cache.lookup(storageKey) {
+        let base = firestore.local.isOffline ? firestore.local.localState().state : nil
+        switch firestore.local.cache.lookup(storageKey, base: base) {
         case .document(let document):
             return DocumentSnapshot(reference: self, document: document, metadata: .cache)
         case .absent:
@@ -213,8 +232,9 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     public func getDocument(source: FirestoreSource) async throws -> DocumentSnapshot { try snapshot(source: source) }
 }
 
-/// The source a read asks for: `.default` and `.server` read the database (Hearth is always
-/// online), `.cache` the instance's cache (`LocalCache`).
+/// The source a read asks for: `.default` and `.server` read the database (offline:
+/// `.default` reads the cache and `.server` fails), `.cache` the instance's cache
+/// (`LocalCache`).
 public enum FirestoreSource: UInt, Sendable {
     case `default`, server, cache
 }

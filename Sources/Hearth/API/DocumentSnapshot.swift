@@ -12,7 +12,8 @@ public enum ServerTimestampBehavior: Int, Sendable {
 
 /// Whether a snapshot shows writes of this instance not yet committed
 /// (`hasPendingWrites`), and whether it was read from the instance's cache
-/// (`getDocument(source: .cache)`; listeners and server reads are always in sync).
+/// (`getDocument(source: .cache)`, reads while the instance is offline, and listeners not
+/// in sync: started or kept while offline).
 public final class SnapshotMetadata: @unchecked Sendable, Hashable, CustomStringConvertible {
     public let hasPendingWrites: Bool
     public let isFromCache: Bool
@@ -26,6 +27,10 @@ public final class SnapshotMetadata: @unchecked Sendable, Hashable, CustomString
     static let pending = SnapshotMetadata(hasPendingWrites: true, isFromCache: false)
     static let cache = SnapshotMetadata(hasPendingWrites: false, isFromCache: true)
     static let pendingInCache = SnapshotMetadata(hasPendingWrites: true, isFromCache: true)
+
+    static func of(pending: Bool, fromCache: Bool) -> SnapshotMetadata {
+        fromCache ? (pending ? pendingInCache : cache) : (pending ? self.pending : server)
+    }
 
     public static func == (a: SnapshotMetadata, b: SnapshotMetadata) -> Bool {
         a.hasPendingWrites == b.hasPendingWrites && a.isFromCache == b.isFromCache

@@ -194,8 +194,28 @@ public final class Firestore: @unchecked Sendable {
     /// The `async` forms: returns committed and acknowledged (see `LocalView.commit`).
     @discardableResult
     func commit(_ writes: [Write], committed: (@Sendable () -> Void)? = nil) async throws(FirestoreErrorCode) -> CommitResult {
+        // Offline: queued, and returns once committed (or refused) on reconnection. Kept out
+        // of line so the online path below is what it was before offline existed.
+        if local.isOffline { return try await commitOffline(writes, committed: committed) }
         do {
             let result = try local.commit(writes, authorize: access.commitAuthorizer(for: database))
+            if let committed { committed() } else { local.cache.recordWrites(writes) }
+            return result
+        } catch {
+            throw FirestoreErrorCode(error)
+        }
+    }
+
+    private func commitOffline(_ writes: [Write], committed: (@Sendable () -> Void)?) async throws(FirestoreErrorCode) -> CommitResult {
+        let authorize = access.commitAuthorizer(for: database)
+        do {
+            let result: CommitResult
+            if let offline = await local.commitWhenOnline(writes, authorize: authorize) {
+                result = try offline.get()
+            } else {
+                // Back online meanwhile.
+                result = try local.commit(writes, authorize: authorize)
+            }
             if let committed { committed() } else { local.cache.recordWrites(writes) }
             return result
         } catch {
@@ -206,28 +226,33 @@ public final class Firestore: @unchecked Sendable {
     // MARK: Lifecycle
 
     /// Resolves once every write this instance issued so far is acknowledged: on the
-    /// callback queue, after the acknowledgements waiting there.
+    /// callback queue, after the acknowledgements waiting there; while offline with writes
+    /// queued, once they are committed after `enableNetwork()`.
     public func waitForPendingWrites(completion: @escaping (Error?) -> Void) {
         ensureActive()
         let completion = sendable(completion)
-        deliver { completion(nil) }
+        local.whenWritesAcknowledged(on: callbackQueue) { completion(nil) }
     }
 
     public func waitForPendingWrites() async throws {
         ensureActive()
-        await local.drain(on: callbackQueue)
+        await local.drain(on: callbackQueue, offlineWrites: true)
     }
 
     /// Stops the instance; later calls on it are programmer errors, and `firestore()`
     /// hands out a fresh instance over the same data.
+    /// Writes still queued offline are dropped, their completions never called (the SDK
+    /// leaves them unresolved too; its persistent cache sends them from the next instance).
     public func terminate(completion: ((Error?) -> Void)? = nil) {
         state.withLock { $0.terminated = true }
+        local.dropQueuedWrites()
         directory?.release()
         if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
     public func terminate() async throws {
         state.withLock { $0.terminated = true }
+        local.dropQueuedWrites()
         directory?.release()
     }
 
@@ -249,18 +274,37 @@ public final class Firestore: @unchecked Sendable {
         return running ? FirestoreErrorCode(.failedPrecondition, message: "Persistence cannot be cleared while the client is running.") : nil
     }
 
-    /// Hearth is always "online": network toggles only complete.
+    /// Brings the instance back online (docs/local-view.md#offline): its listeners catch up
+    /// with what others committed and are in sync again (`isFromCache == false`), then the
+    /// writes queued offline commit in issue order (a refused one is rolled back and its
+    /// completion gets the error). The completion runs after the writes' completions.
+    /// Calling it while online does nothing more.
     public func enableNetwork(completion: ((Error?) -> Void)? = nil) {
+        ensureActive()
+        local.enableNetwork(queue: callbackQueue)
         if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
-    public func enableNetwork() async throws {}
+    public func enableNetwork() async throws {
+        ensureActive()
+        local.enableNetwork(queue: callbackQueue)
+    }
 
+    /// Takes the instance offline, as the SDK's `disableNetwork()` (docs/local-view.md#offline):
+    /// writes apply locally and queue, reads come from the cache (`.server` fails with
+    /// UNAVAILABLE), listeners raise a snapshot with `isFromCache == true` (with metadata
+    /// changes) and see nothing others commit, transactions fail with UNAVAILABLE, and other
+    /// instances see none of its writes until `enableNetwork()`.
     public func disableNetwork(completion: ((Error?) -> Void)? = nil) {
+        ensureActive()
+        local.disableNetwork()
         if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
-    public func disableNetwork() async throws {}
+    public func disableNetwork() async throws {
+        ensureActive()
+        local.disableNetwork()
+    }
 
     /// Accepted for source compatibility; the embedded engine has no network endpoint.
     public func useEmulator(withHost host: String, port: Int) {}

@@ -23,6 +23,19 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     private let target = Mutex<ListenTargetID?>(nil)
     /// Read and written only on `queue`.
     private var events = SnapshotEvents(includeMetadataChanges: false)
+    /// Whether the listener is out of sync (the instance offline): its snapshots are
+    /// `isFromCache`. Read and written only on `queue` (set before the first is queued).
+    private var fromCache = false
+    /// The last view snapshot the listener accepted (kept only with metadata changes, the
+    /// only listeners that re-raise it: a held snapshot makes the view's next step copy its
+    /// chunk array) and whether one was raised; only on `queue`.
+    private var lastView: ViewSnapshot?
+    private var raised = false
+    /// Back online and nothing raised since (`LocalView.SyncEvent.online`); only on `queue`.
+    private var unsettled = false
+    private let syncObserver = Mutex<Int?>(nil)
+    /// The target counted in `LocalView.retainTarget`, until removed.
+    private let retained = Mutex<ListenTarget?>(nil)
 
     init(firestore: Firestore) {
         self.firestore = firestore
@@ -33,10 +46,52 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// engine snapshot that raises an event, with the pending documents of the snapshot
     /// before it (to classify metadata changes), on the listener queue; a failure to start
     /// is reported once through `onError`, and the listener ends.
+    ///
+    /// While the instance is offline the listener is out of sync: its first snapshot and
+    /// the ones after are `isFromCache`. Going offline raises, with `includeMetadataChanges`,
+    /// the current result again with only that flag changed (the SDK's sync-state change:
+    /// FIRQueryTests testQueriesFireFromCacheWhenOffline); coming back, the catch-up's
+    /// snapshot is in sync, and when the catch-up raised nothing the in-sync snapshot is
+    /// raised alone, with metadata changes.
+    ///
+    /// Online, a listener that starts on results the instance already holds
+    /// (`LocalView.holdsCachedResults`, or a first query result holding a cached or pending
+    /// document) and that is the instance's only listener of its target raises its first
+    /// snapshot from the cache (`isFromCache == true`) and then, with metadata changes, the
+    /// server-confirmed one: the SDK's two first snapshots (FIRQueryTests
+    /// testQueriesCanRaiseInitialSnapshotFromCachedEmptyResults, FIRDatabaseTests
+    /// testDocumentSnapshotEvents_forChangeIncludingMetadata). Hearth's cache is never stale,
+    /// so both hold the same documents.
     func start(_ listenTarget: ListenTarget, includeMetadataChanges: Bool,
-               onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>) -> Void,
+               onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>, _ fromCache: Bool) -> Void,
                onError: @escaping @Sendable (FirestoreErrorCode) -> Void) {
         events = SnapshotEvents(includeMetadataChanges: includeMetadataChanges)
+        let observer = firestore.local.addSyncObserver { [self] event in
+            deliver { [self] in
+                switch event {
+                case .offline:
+                    guard !fromCache else { return }
+                    fromCache = true
+                    unsettled = false
+                case .online:
+                    unsettled = fromCache
+                    fromCache = false
+                    return
+                case .settled:
+                    guard unsettled else { return }
+                    unsettled = false
+                }
+                guard includeMetadataChanges, raised, let lastView else { return }
+                onSnapshot(lastView.unchanged(), lastView.mutatedKeys, fromCache)
+            }
+        }
+        syncObserver.withLock { $0 = observer }
+        fromCache = firestore.local.isOffline
+        let sharesTarget = firestore.local.retainTarget(listenTarget)
+        retained.withLock { $0 = listenTarget }
+        let heldBefore = !sharesTarget && !fromCache && firestore.local.holdsCachedResults(for: listenTarget)
+        let cachedQuery: StructuredQuery? = if !sharesTarget, !heldBefore, case .query(let query) = listenTarget { query } else { nil }
+        let cache = firestore.local.cache
         do throws(FirestoreError) {
             switch listenTarget {
             case .documents(let paths):
@@ -48,7 +103,19 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             do throws(FirestoreError) {
                 let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
                     deliver { [self] in
-                        if let previousMutated = events.accept(snapshot) { onSnapshot(snapshot, previousMutated) }
+                        if includeMetadataChanges { lastView = snapshot }
+                        guard let previousMutated = events.accept(snapshot) else { return }
+                        let first = !raised
+                        raised = true
+                        unsettled = false
+                        if first, !fromCache, heldBefore || cachedQuery.map({ query in
+                            !snapshot.mutatedKeys.isEmpty || cache.holdsAny(snapshot.documents, besides: query)
+                        }) == true {
+                            onSnapshot(snapshot, previousMutated, true)
+                            if includeMetadataChanges { onSnapshot(snapshot.unchanged(), snapshot.mutatedKeys, false) }
+                            return
+                        }
+                        onSnapshot(snapshot, previousMutated, fromCache)
                     }
                 }
                 target.withLock { $0 = id }
@@ -58,6 +125,8 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
                 throw error
             }
         } catch {
+            if let id = syncObserver.withLock({ o -> Int? in defer { o = nil }; return o }) { firestore.local.removeSyncObserver(id) }
+            if let t = retained.withLock({ r -> ListenTarget? in defer { r = nil }; return r }) { firestore.local.releaseTarget(t) }
             let failure = FirestoreErrorCode(error)
             deliver { onError(failure) }
         }
@@ -76,6 +145,8 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
 
     func remove() {
         removed.store(true, ordering: .releasing)
+        if let id = syncObserver.withLock({ o -> Int? in defer { o = nil }; return o }) { firestore.local.removeSyncObserver(id) }
+        if let t = retained.withLock({ r -> ListenTarget? in defer { r = nil }; return r }) { firestore.local.releaseTarget(t) }
         if let id = target.withLock({ t -> ListenTargetID? in defer { t = nil }; return t }) {
             firestore.database.stopListening(id)
             firestore.local.listenerRemoved()

@@ -8,8 +8,9 @@ import HearthCore
 /// result incrementally (`HearthCore.QueryView`). This instance's own writes arrive first
 /// as they are issued, with `metadata.hasPendingWrites == true` (`LocalWriteEvents`).
 /// Errors the server reports when a query starts (a missing index under `.enforce`, limits
-/// on filters) arrive once, as the only callback, and the listener ends. Listeners are
-/// always in sync with the database: `metadata.isFromCache` is false.
+/// on filters) arrive once, as the only callback, and the listener ends. Online, listeners
+/// are in sync with the database (`metadata.isFromCache` is false); offline
+/// (`disableNetwork()`), from the cache.
 extension Query {
     @discardableResult
     public func addSnapshotListener(_ listener: @escaping (QuerySnapshot?, Error?) -> Void) -> ListenerRegistration {
@@ -22,7 +23,7 @@ extension Query {
         addSnapshotListener(options: SnapshotListenOptions().withIncludeMetadataChanges(includeMetadataChanges), listener: listener)
     }
 
-    /// `options.source` is accepted for compatibility: listeners are always in sync.
+    /// `options.source` is accepted for compatibility: `.cache` listens like `.default`.
     @discardableResult
     public func addSnapshotListener(options: SnapshotListenOptions,
                                     listener: @escaping (QuerySnapshot?, Error?) -> Void) -> ListenerRegistration {
@@ -33,9 +34,9 @@ extension Query {
         let reversed = definition.limitType == .last
         let includeMetadataChanges = options.includeMetadataChanges
         registration.start(.query(definition.structuredQuery), includeMetadataChanges: includeMetadataChanges,
-                           onSnapshot: { [self] view, previousMutated in
+                           onSnapshot: { [self] view, previousMutated, fromCache in
             callback(QuerySnapshot(query: self, view: view, previousMutated: previousMutated, reversed: reversed,
-                                   includesMetadataChanges: includeMetadataChanges), nil)
+                                   includesMetadataChanges: includeMetadataChanges, fromCache: fromCache), nil)
         }, onError: { callback(nil, $0) })
         return registration
     }

@@ -540,9 +540,16 @@ public class Query: @unchecked Sendable, Hashable {
         var documents: [HearthCore.Document]
         var readTime: HearthCore.Timestamp?
         var pending: Set<ResourcePath> = []
+        // Offline, the default source reads the cache and `.server` fails, as the SDK's
+        // query_core.cc answers from the snapshot its cache raises (FIRFirestoreSourceTests
+        // testGetCollectionWhileOfflineWithDefaultSource, …ServerOnly).
+        let fromCache = source == .cache || firestore.local.isOffline
+        if source == .server && fromCache {
+            throw FirestoreErrorCode(.unavailable, message: "Failed to get documents from server. (However, these documents may exist in the local cache. Run again without setting source to FirestoreSourceServer to retrieve the cached documents.)")
+        }
         do {
             let query = definition.structuredQuery
-            if source == .cache {
+            if fromCache {
                 // As the SDK's local documents view: the instance's pending writes show.
                 let local = firestore.local.localState()
                 documents = try firestore.local.cache.documents(matching: query, in: local.state, pending: local.pending)
@@ -559,7 +566,7 @@ public class Query: @unchecked Sendable, Hashable {
             throw FirestoreErrorCode(error)
         }
         if definition.limitType == .last { documents.reverse() }
-        let metadata: SnapshotMetadata = source == .cache ? .cache : .server
+        let metadata: SnapshotMetadata = fromCache ? .cache : .server
         var anyPending = false
         let snapshots = documents.map { doc in
             // Hashing a path per result is not free: a server read has no pending set.

@@ -43,10 +43,11 @@ public final class QuerySnapshot: @unchecked Sendable, CustomStringConvertible {
         includesMetadataChanges = true
     }
 
-    init(query: Query, view: ViewSnapshot, previousMutated: Set<ResourcePath>, reversed: Bool, includesMetadataChanges: Bool) {
+    init(query: Query, view: ViewSnapshot, previousMutated: Set<ResourcePath>, reversed: Bool, includesMetadataChanges: Bool,
+         fromCache: Bool = false) {
         self.query = query
         readTime = view.readTime
-        metadata = view.mutatedKeys.isEmpty ? .server : .pending
+        metadata = .of(pending: !view.mutatedKeys.isEmpty, fromCache: fromCache)
         source = .view(view, previousMutated: previousMutated, reversed: reversed)
         self.includesMetadataChanges = includesMetadataChanges
     }
@@ -118,7 +119,7 @@ public final class QuerySnapshot: @unchecked Sendable, CustomStringConvertible {
     /// A document of the view, with its own pending state (a removed document has none).
     private func snapshot(_ document: HearthCore.Document, _ view: ViewSnapshot) -> QueryDocumentSnapshot {
         let pending = !view.mutatedKeys.isEmpty && view.mutatedKeys.contains(document.path)
-        return QueryDocumentSnapshot(firestore: query.firestore, document: document, metadata: pending ? .pending : .server)
+        return QueryDocumentSnapshot(firestore: query.firestore, document: document, metadata: .of(pending: pending, fromCache: metadata.isFromCache))
     }
 
     public var description: String {

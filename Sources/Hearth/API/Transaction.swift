@@ -144,7 +144,8 @@ extension Firestore {
         // The block may block its thread (synchronous reads), so it runs off the caller's.
         DispatchQueue.global().async {
             let (block, attempts) = work.value
-            let outcome = UncheckedBox(self.transactionAttempts(maxAttempts: attempts, block: block))
+            let outcome = UncheckedBox(self.local.isOffline ? .failure(Self.offlineTransactionError())
+                                       : self.transactionAttempts(maxAttempts: attempts, block: block))
             self.deliver {
                 switch outcome.value {
                 case .success(let v): completion(v, nil)
@@ -158,7 +159,17 @@ extension Firestore {
     nonisolated(nonsending)
     public func runTransaction(_ updateBlock: @escaping (Transaction, NSErrorPointer) -> Any?) async throws -> Any? {
         ensureActive()
+        if local.isOffline { throw Self.offlineTransactionError() }
         return try transactionAttempts(maxAttempts: 5, block: updateBlock).get()
+    }
+
+    /// A transaction reads and commits on the server: an instance without network fails it
+    /// at once (UNAVAILABLE is not retried). Hearth's text: on a device the transport reports
+    /// its own. Out of line, and checked by the callers rather than in the retry loop, so the
+    /// online path is the loop as it was.
+    @inline(never)
+    static func offlineTransactionError() -> FirestoreErrorCode {
+        FirestoreErrorCode(.unavailable, message: "Failed to run transaction: the client is offline.")
     }
 
     /// The retry loop (docs/semantics.md#transactions): ABORTED, ALREADY_EXISTS and FAILED_PRECONDITION are

@@ -7,9 +7,9 @@ import Synchronization
 /// Seen means: read from the server (`getDocument`, `getDocuments`), listened to, written
 /// whole (`setData` with or without merge, `delete`, batches — not `updateData`, whose
 /// acknowledgement tells the SDK nothing about the rest of the document), or loaded from a
-/// bundle. Hearth is always online and its listeners are always in sync, so the cache
-/// serves the current committed version of what the instance has seen rather than the
-/// version it saw; a bundle's document is served instead when it is newer (by update time)
+/// bundle. Online, Hearth's listeners are always in sync, so the cache serves the current
+/// committed version of what the instance has seen rather than the version it saw (offline,
+/// the version of the moment it went offline: `lookup(_:base:)`); a bundle's document is served instead when it is newer (by update time)
 /// or when the database does not hold the document at all.
 ///
 /// Reads and writes record a document's storage key (one set insertion: the key's hash is
@@ -108,6 +108,27 @@ final class LocalCache: Sendable {
         }
     }
 
+    /// Whether the instance read or listened to `query` before (the SDK keeps such a
+    /// target's results, with a resume token, in its cache).
+    func hasRecorded(_ query: StructuredQuery) -> Bool {
+        state.withLock { $0.seenQueries.contains(query) }
+    }
+
+    /// Whether any of `documents` is in the cache: seen, or matched by a recorded query
+    /// other than `query`. Stops at the first.
+    func holdsAny(_ documents: some Sequence<Document>, besides query: StructuredQuery) -> Bool {
+        let (seenKeys, queries) = state.withLock { ($0.seen, $0.seenQueries) }
+        var evaluators: [DocumentSetQuery]?
+        for doc in documents {
+            if seenKeys.contains(DocumentKey(doc.path)) { return true }
+            if evaluators == nil {
+                evaluators = queries.filter { $0 != query }.compactMap { try? DocumentSetQuery($0, database: database.id) }
+            }
+            if evaluators!.contains(where: { $0.matchesIgnoringCursors(doc) }) { return true }
+        }
+        return false
+    }
+
     func namedQuery(_ name: String) -> BundleNamedQuery? {
         state.withLock { $0.namedQueries[name] }
     }
@@ -119,9 +140,10 @@ final class LocalCache: Sendable {
 
     // MARK: Reading
 
-    /// The cached version of the document at `key`.
-    func lookup(_ key: DocumentKey) -> Lookup {
-        let current = database.document(key)
+    /// The cached version of the document at `key`; `base`: the state the instance reads
+    /// (offline, the one it went offline at), else the database's current one.
+    func lookup(_ key: DocumentKey, base: DatabaseState? = nil) -> Lookup {
+        let current = base.map { $0.document(key.path) } ?? database.document(key)
         let (seenPath, queries, bundled) = state.withLock { s in
             (s.seen.contains(key), current != nil && !s.seen.contains(key) ? s.seenQueries : [], s.bundled[key.path])
         }

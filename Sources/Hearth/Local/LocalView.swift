@@ -76,6 +76,47 @@ final class LocalView: Sendable {
         listeners.wrappingSubtract(1, ordering: .acquiringAndReleasing)
     }
 
+    /// The targets this instance's listeners watch, with how many listen to each: a second
+    /// listener of a target shares the first one's synced view, as the SDK's listeners of
+    /// one query share its `QueryView`.
+    private let activeTargets = Mutex<[ListenTarget: Int]>([:])
+
+    /// Counts a listener of `target`; returns whether another one listens to it already.
+    func retainTarget(_ target: ListenTarget) -> Bool {
+        activeTargets.withLock { t in
+            t[target, default: 0] += 1
+            return t[target]! > 1
+        }
+    }
+
+    func releaseTarget(_ target: ListenTarget) {
+        activeTargets.withLock { t in
+            guard let n = t[target] else { return }
+            t[target] = n > 1 ? n - 1 : nil
+        }
+    }
+
+    /// Whether a listener of `target` starts from results the instance already holds, as
+    /// the SDK's first snapshot comes from its cache (`QueryListener::ShouldRaiseInitialEvent`:
+    /// the cached view has documents, or the target has cached results): for documents, one
+    /// of them exists in the cache or is written by a pending write; for a query, the query
+    /// was read or listened to before. (A query whose first result holds a cached document is found
+    /// when that result is known: `LocalCache.holdsAny`.) Call before the target is recorded.
+    func holdsCachedResults(for target: ListenTarget) -> Bool {
+        switch target {
+        case .documents(let paths):
+            return paths.contains { path in
+                let key = DocumentKey(path)
+                if pendingDocument(key) != nil { return true }
+                // A document the cache holds as missing gives the SDK's view no document.
+                if case .document(let held?) = cache.lookup(key) { return held.path == path }
+                return false
+            }
+        case .query(let query):
+            return cache.hasRecorded(query)
+        }
+    }
+
     /// Whether some write of this instance is applied locally and not yet committed (reads
     /// then look through the overlay). One atomic load.
     var hasQueuedWrites: Bool { pendingCount.load(ordering: .acquiring) > 0 }
@@ -87,9 +128,10 @@ final class LocalView: Sendable {
         return local.pending ? local : nil
     }
 
-    /// The database as this instance sees it (its pending writes applied), and the paths
-    /// that show a pending write.
+    /// The database as this instance sees it (its pending writes applied; offline, as it was
+    /// when the instance went offline), and the paths that show a pending write.
     func localState() -> (state: DatabaseState, pending: Set<ResourcePath>) {
+        if isOffline { return database.localState(client: registeredClient) }
         guard hasQueuedWrites || listeners.load(ordering: .acquiring) > 0, let id = client.withLock({ $0 }) else {
             return (database.state(), [])
         }
@@ -116,6 +158,7 @@ final class LocalView: Sendable {
     /// reported on `queue`.
     func enqueue(_ writes: [Write], authorize: Database.CommitAuthorizer?, queue: DispatchQueue,
                  completion: @escaping @Sendable (Result<CommitResult, FirestoreError>) -> Void) {
+        if isOffline, queueOffline(writes, authorize: authorize, onQueue: true, completion: completion) { return }
         guard compensating.load(ordering: .acquiring) else {
             let result = Result { () throws(FirestoreError) in try database.commit(writes, authorize: authorize) }
             deliver(on: queue) { completion(result) }
@@ -186,10 +229,172 @@ final class LocalView: Sendable {
         if pending { database.removeLocalBatch(batch, client: id) }
     }
 
-    /// Returns once every write issued so far is acknowledged (after `queue`'s turn).
-    func drain(on queue: DispatchQueue) async {
+    /// Returns once every write issued so far is acknowledged (after `queue`'s turn); with
+    /// `offlineWrites`, while offline with writes queued, once they are committed on
+    /// reconnection (`waitForPendingWrites`; `waitUntilIdle` does not wait for the network).
+    func drain(on queue: DispatchQueue, offlineWrites: Bool = false) async {
         guard hasQueuedWrites || undelivered.load(ordering: .acquiring) > 0 else { return }
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in queue.async { c.resume() } }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            if offlineWrites { whenWritesAcknowledged(on: queue) { c.resume() } } else { queue.async { c.resume() } }
+        }
+    }
+
+    /// Runs `body` on `queue` once every write issued so far is acknowledged: on the queue's
+    /// next turn (after the completions waiting there), or, while the instance is offline
+    /// with writes queued, after their completions once they are committed on reconnection
+    /// (the SDK's `waitForPendingWrites`, FIRDatabaseTests testWaitForPendingWritesCompletes;
+    /// with nothing queued it completes offline too, …CompletesWhenOfflineIfNoPending).
+    func whenWritesAcknowledged(on queue: DispatchQueue, _ body: @escaping @Sendable () -> Void) {
+        let waiting = network.withLock { n -> Bool in
+            guard n.offline, !n.queued.isEmpty else { return false }
+            n.waiters.append(body)
+            return true
+        }
+        if !waiting { queue.async(execute: body) }
+    }
+
+    // MARK: Network (disableNetwork / enableNetwork)
+
+    /// A write issued while the instance is offline: applied to its view at once, committed
+    /// in issue order once it is back online. Unchecked: the rules authorizer is a plain
+    /// closure over immutable rules state, called only by `enableNetwork` under `network`'s
+    /// lock.
+    private struct QueuedWrite: @unchecked Sendable {
+        let writes: [Write]
+        let batch: LocalBatchID
+        let authorize: Database.CommitAuthorizer?
+        let completion: @Sendable (Result<CommitResult, FirestoreError>) -> Void
+        /// Completion handlers run on the callback queue; `async` callers resume at once.
+        let onQueue: Bool
+    }
+
+    private struct Network: Sendable {
+        var offline = false
+        var queued: [QueuedWrite] = []
+        /// `waitForPendingWrites` calls waiting for the queued writes.
+        var waiters: [@Sendable () -> Void] = []
+    }
+
+    private let network = Mutex(Network())
+    /// `network.offline`, readable with one atomic load (every read and write checks it).
+    private let offline = Atomic<Bool>(false)
+    /// How a listener's sync state changes (`SnapshotListener`): `.offline` (out of sync,
+    /// raised at once), `.online` (back in sync: the snapshots after it are not from the
+    /// cache) and `.settled` (reconnection's catch-up is delivered: raise the in-sync
+    /// snapshot unless one was raised since `.online`).
+    enum SyncEvent: Sendable { case offline, online, settled }
+
+    /// The instance's listeners, told when the instance goes offline or comes back.
+    private let syncObservers = Mutex<[Int: @Sendable (SyncEvent) -> Void]>([:])
+    private let nextObserver = Atomic<Int>(0)
+
+    /// Whether `disableNetwork()` took the instance offline.
+    var isOffline: Bool { offline.load(ordering: .acquiring) }
+
+    /// Registers a listener's sync-state observer; returns its id for `removeSyncObserver`.
+    func addSyncObserver(_ observer: @escaping @Sendable (SyncEvent) -> Void) -> Int {
+        let id = nextObserver.wrappingAdd(1, ordering: .relaxed).newValue
+        syncObservers.withLock { $0[id] = observer }
+        return id
+    }
+
+    func removeSyncObserver(_ id: Int) {
+        syncObservers.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    private func notifySync(_ event: SyncEvent) {
+        for observer in syncObservers.withLock({ Array($0.values) }) { observer(event) }
+    }
+
+    /// Takes the instance offline: its listeners and reads keep the database as it is now
+    /// (`Database.setListenClientOffline`), writes queue. Nothing when already offline.
+    func disableNetwork() {
+        let id = registeredClient
+        let changed = network.withLock { n -> Bool in
+            guard !n.offline else { return false }
+            n.offline = true
+            database.setListenClientOffline(id, true)
+            offline.store(true, ordering: .releasing)
+            return true
+        }
+        if changed { notifySync(.offline) }
+    }
+
+    /// Brings the instance back online: its listeners catch up with what others committed
+    /// (their snapshots from then on are not from the cache; one that raised nothing in the
+    /// catch-up raises its in-sync snapshot with metadata changes), then the queued writes
+    /// commit in issue order, each acknowledged or (refused: a precondition, the rules)
+    /// rolled back out of the instance's view; their completions run in that order on
+    /// `queue`, then the `waitForPendingWrites` calls that waited complete.
+    func enableNetwork(queue: DispatchQueue) {
+        let id = registeredClient
+        let (flushed, waiters) = network.withLock { n -> ([(QueuedWrite, Result<CommitResult, FirestoreError>)], [@Sendable () -> Void]) in
+            guard n.offline else { return ([], []) }
+            // The listeners' queues get `.online` before the catch-up's snapshots, and
+            // `.settled` after them: the catch-up is raised as in sync, as the SDK raises a
+            // resumed target's changes with its CURRENT.
+            notifySync(.online)
+            database.setListenClientOffline(id, false)
+            notifySync(.settled)
+            var flushed: [(QueuedWrite, Result<CommitResult, FirestoreError>)] = []
+            for q in n.queued {
+                do throws(FirestoreError) {
+                    flushed.append((q, .success(try database.commit(q.writes, authorize: q.authorize, acknowledging: (id, q.batch)))))
+                } catch {
+                    database.removeLocalBatch(q.batch, client: id)
+                    flushed.append((q, .failure(error)))
+                }
+            }
+            pendingCount.wrappingSubtract(n.queued.count, ordering: .releasing)
+            let waiters = n.waiters
+            n = Network()
+            offline.store(false, ordering: .releasing)
+            return (flushed, waiters)
+        }
+        for (q, result) in flushed {
+            if q.onQueue { deliver(on: queue) { q.completion(result) } } else { q.completion(result) }
+        }
+        for waiter in waiters { deliver(on: queue, waiter) }
+    }
+
+    /// Queues a write while the instance is offline: applied to its view now (listeners see
+    /// it pending), committed by `enableNetwork`. False when the instance is online (the
+    /// caller commits as usual).
+    private func queueOffline(_ writes: [Write], authorize: Database.CommitAuthorizer?, onQueue: Bool,
+                              completion: @escaping @Sendable (Result<CommitResult, FirestoreError>) -> Void) -> Bool {
+        let id = registeredClient
+        return network.withLock { n -> Bool in
+            guard n.offline else { return false }
+            let batch = database.applyLocally(writes, client: id)
+            n.queued.append(QueuedWrite(writes: writes, batch: batch, authorize: authorize, completion: completion, onQueue: onQueue))
+            pendingCount.wrappingAdd(1, ordering: .releasing)
+            return true
+        }
+    }
+
+    /// An `async` write while the instance is offline: queued, and returns once committed
+    /// (or refused) on reconnection. nil when the instance is online.
+    func commitWhenOnline(_ writes: [Write], authorize: Database.CommitAuthorizer?) async -> Result<CommitResult, FirestoreError>? {
+        guard isOffline else { return nil }
+        return await withCheckedContinuation { (c: CheckedContinuation<Result<CommitResult, FirestoreError>?, Never>) in
+            if !queueOffline(writes, authorize: authorize, onQueue: false, completion: { c.resume(returning: $0) }) {
+                c.resume(returning: nil)
+            }
+        }
+    }
+
+    /// Drops the writes still queued (`terminate()` while offline): as in the SDK, their
+    /// completions are never called; the SDK's persistent cache would send them from the
+    /// next instance, Hearth's in-memory one forgets them.
+    func dropQueuedWrites() {
+        guard isOffline else { return }
+        let id = registeredClient
+        network.withLock { n in
+            for q in n.queued.reversed() { database.removeLocalBatch(q.batch, client: id) }
+            pendingCount.wrappingSubtract(n.queued.count, ordering: .releasing)
+            n.queued = []
+            n.waiters = []
+        }
     }
 
     /// Forgets the cache, loaded bundles and named queries (`clearPersistence()`).

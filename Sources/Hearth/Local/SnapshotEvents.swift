@@ -4,8 +4,9 @@ import HearthCore
 /// (`QueryListener::OnViewSnapshot`): the first always; later ones when a document changed,
 /// or — with `includeMetadataChanges` — when only a document's pending state changed
 /// (a metadata change) or the snapshot's `hasPendingWrites` flipped. Hearth's listeners
-/// start in sync with the server, so `isFromCache` never changes and no snapshot is held
-/// back waiting for it.
+/// start in sync with the server (or, offline, from the cache at once), so no snapshot is
+/// held back waiting for a sync; `isFromCache` changes only when the instance goes offline
+/// or comes back (`SnapshotListener`).
 struct SnapshotEvents {
     let includeMetadataChanges: Bool
     /// The last snapshot's documents with pending writes (nil before the first).

@@ -28,8 +28,17 @@ extension Database {
                 state.indexes.materialize(d, from: state.documents)
             }
             let overlay = client.map { hub.overlay(of: $0) } ?? LocalOverlay()
-            let view = try QueryView(target: target, database: id, state: overlay.applied(to: state))
-            var initial = view.initialSnapshot(readTime: state.readTime)
+            // An offline client's view starts from what it saw when it went offline.
+            var base = state
+            if let client, var offline = hub.base(of: client) {
+                for d in needed where offline.indexes.entries(d) == nil {
+                    offline.indexes.materialize(d, from: offline.documents)
+                }
+                hub.updateBase(of: client, offline)
+                base = offline
+            }
+            let view = try QueryView(target: target, database: id, state: overlay.applied(to: base))
+            var initial = view.initialSnapshot(readTime: base.readTime)
             initial.mutatedKeys = overlay.paths.filter { view.contains($0) }
             sink(initial)
             return hub.register(view, client: client, mutated: initial.mutatedKeys, sink: sink)
@@ -86,17 +95,33 @@ extension Database {
     }
 
     /// The document at `key` as `client` sees it: with its pending local batches applied
-    /// (`pending` true when one writes it).
+    /// (`pending` true when one writes it); while it is offline, over the version it went
+    /// offline with.
     public func localDocument(_ key: DocumentKey, client: ListenClientID) -> (document: Document?, pending: Bool) {
-        let (overlay, base) = underCommitLock { state in (hub.overlay(of: client), state.documents[key]?.document) }
+        let (overlay, base) = underCommitLock { state in
+            (hub.overlay(of: client), (hub.base(of: client) ?? state).documents[key]?.document)
+        }
         guard overlay.contains(key) else { return (base, false) }
         return (overlay.document(key, over: base), true)
     }
 
-    /// The database as `client` sees it: the current state with its pending local batches
-    /// applied, and the paths those batches write (the documents showing a pending write).
+    /// Takes `client` offline (`true`) or back online, as the SDK's `disableNetwork()` /
+    /// `enableNetwork()`: offline, its targets and reads show the database as it was at this
+    /// point with its pending batches on top, and commits do not reach them (its own batches
+    /// are applied with `applyLocally` and committed once it is back); back online, what
+    /// commits changed meanwhile reaches its targets as one step. Costs nothing while no
+    /// client is offline.
+    public func setListenClientOffline(_ client: ListenClientID, _ offline: Bool) {
+        underCommitLock { state in
+            if offline { hub.setOffline(client, state: state) } else { hub.setOnline(client, state: state) }
+        }
+    }
+
+    /// The database as `client` sees it: the current state (while it is offline, the state
+    /// it went offline at) with its pending local batches applied, and the paths those
+    /// batches write (the documents showing a pending write).
     public func localState(client: ListenClientID) -> (state: DatabaseState, pending: Set<ResourcePath>) {
-        let (overlay, state) = underCommitLock { state in (hub.overlay(of: client), state) }
+        let (overlay, state) = underCommitLock { state in (hub.overlay(of: client), hub.base(of: client) ?? state) }
         guard !overlay.isEmpty else { return (state, []) }
         return (overlay.applied(to: state), overlay.paths)
     }

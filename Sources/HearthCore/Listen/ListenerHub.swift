@@ -27,6 +27,17 @@ final class ListenerHub: Sendable {
     private struct Client: Sendable {
         var overlay = LocalOverlay()
         var targets: Set<Int> = []
+        /// Set while the client is offline (`setOffline`).
+        var offline: Offline?
+    }
+
+    /// An offline client (the SDK after `disableNetwork()`): its views and reads show the
+    /// database as it was when it went offline (`base`, an O(1) copy), with its own pending
+    /// batches on top; commits are not routed to its targets, only the documents they change
+    /// are noted (`missed`), to bring its views up to date when it is back online.
+    private struct Offline: Sendable {
+        var base: DatabaseState
+        var missed: Set<DocumentKey> = []
     }
 
     private struct Registry: Sendable {
@@ -35,16 +46,22 @@ final class ListenerHub: Sendable {
         var clients: [Int: Client] = [:]
         /// The clients with pending local batches (a commit looks at these only).
         var pendingClients: Set<Int> = []
+        /// The clients that are offline.
+        var offlineClients: Set<Int> = []
         var nextID = 1
     }
 
     private let registry = Mutex(Registry())
     private let targetCount = Atomic<Int>(0)
+    /// Targets plus offline clients: a commit is published while either exists (an offline
+    /// client notes what it misses). One counter, so a commit with neither still costs one
+    /// atomic load.
+    private let activity = Atomic<Int>(0)
     /// The commit time (µs) of the last commit whose snapshots have all been handed over.
     private let publishedThrough = Atomic<Int64>(.min)
 
     /// Whether any target is registered (commits skip building a ChangeSet otherwise).
-    var isActive: Bool { targetCount.load(ordering: .acquiring) > 0 }
+    var isActive: Bool { activity.load(ordering: .acquiring) > 0 }
 
     var count: Int { targetCount.load(ordering: .acquiring) }
 
@@ -63,6 +80,7 @@ final class ListenerHub: Sendable {
         registry.withLock { r in
             r.clients.removeValue(forKey: client.rawValue)
             r.pendingClients.remove(client.rawValue)
+            if r.offlineClients.remove(client.rawValue) != nil { activity.wrappingSubtract(1, ordering: .releasing) }
         }
     }
 
@@ -87,6 +105,7 @@ final class ListenerHub: Sendable {
             if let owner { r.clients[owner]!.targets.insert(id) }
             r.routing.add(id, route)
             targetCount.wrappingAdd(1, ordering: .releasing)
+            activity.wrappingAdd(1, ordering: .releasing)
             return ListenTargetID(rawValue: id)
         }
     }
@@ -98,6 +117,59 @@ final class ListenerHub: Sendable {
             r.routing.remove(id.rawValue, target.route)
             if let owner = target.client { r.clients[owner]?.targets.remove(id.rawValue) }
             targetCount.wrappingSubtract(1, ordering: .releasing)
+            activity.wrappingSubtract(1, ordering: .releasing)
+        }
+    }
+
+    // MARK: Offline clients
+
+    /// The state an offline client's views and reads start from (nil: the client is online).
+    func base(of client: ListenClientID) -> DatabaseState? {
+        registry.withLock { $0.clients[client.rawValue]?.offline?.base }
+    }
+
+    /// Replaces an offline client's base by the same state with more indexes materialised
+    /// (a view started offline re-runs its query on it).
+    func updateBase(of client: ListenClientID, _ base: DatabaseState) {
+        registry.withLock { r in
+            guard r.clients[client.rawValue]?.offline != nil else { return }
+            r.clients[client.rawValue]!.offline!.base = base
+        }
+    }
+
+    /// Takes a client offline at `state` (the current state; call under the commit lock).
+    func setOffline(_ client: ListenClientID, state: DatabaseState) {
+        registry.withLock { r in
+            guard r.clients[client.rawValue] != nil, r.clients[client.rawValue]!.offline == nil else { return }
+            r.clients[client.rawValue]!.offline = Offline(base: state)
+            r.offlineClients.insert(client.rawValue)
+            activity.wrappingAdd(1, ordering: .releasing)
+        }
+    }
+
+    /// Brings a client back online (call under the commit lock, with the current state): the
+    /// documents commits changed while it was offline reach its targets as one step, from
+    /// the version it went offline with to the current one (its pending batches still shown
+    /// on top).
+    func setOnline(_ client: ListenClientID, state: DatabaseState) {
+        registry.withLock { r in
+            let owner = client.rawValue
+            guard let offline = r.clients[owner]?.offline else { return }
+            r.clients[owner]!.offline = nil
+            r.offlineClients.remove(owner)
+            activity.wrappingSubtract(1, ordering: .releasing)
+            let c = r.clients[owner]!
+            guard !c.targets.isEmpty, !offline.missed.isEmpty else { return }
+            var routed = Routed()
+            for key in offline.missed {
+                let before = offline.base.documents[key]?.document, after = state.documents[key]?.document
+                if before == after { continue }
+                let entry = ChangeSet.Entry(key: key, before: before, after: after)
+                let probe = ChangeSet.Entry(key: key, before: c.overlay.document(key, over: before),
+                                            after: c.overlay.document(key, over: after))
+                routed.add(entry, probes: [entry, probe], routing: r.routing, only: c.targets)
+            }
+            Self.apply(routed, in: &r, commitTime: state.readTime, state: state, before: [:])
         }
     }
 
@@ -196,9 +268,18 @@ final class ListenerHub: Sendable {
                 before[owner] = shown
                 if r.clients[owner]!.overlay.isEmpty { r.pendingClients.remove(owner) }
             }
+            // Offline clients' targets get nothing; the documents are noted for later.
+            var offlineTargets: Set<Int> = []
+            if !r.offlineClients.isEmpty {
+                for id in r.offlineClients {
+                    r.clients[id]!.offline!.missed.formUnion(changes.entries.lazy.map(\.key))
+                    offlineTargets.formUnion(r.clients[id]!.targets)
+                }
+            }
             // A commit that is not a client's own supersedes its pending writes to the
-            // documents it changed (LocalOverlay.supersede).
-            for id in r.pendingClients where id != ack?.client.rawValue {
+            // documents it changed (LocalOverlay.supersede); not while the client is offline
+            // (its writes are not committed yet).
+            for id in r.pendingClients where id != ack?.client.rawValue && !r.offlineClients.contains(id) {
                 var shown: [DocumentKey: ShownBefore] = [:]
                 for entry in changes.entries where r.clients[id]!.overlay.contains(entry.key) {
                     Self.shownBefore(CollectionOfOne(entry.key), in: r.clients[id]!.overlay, into: &shown)
@@ -207,7 +288,7 @@ final class ListenerHub: Sendable {
                 if !shown.isEmpty { before[id] = shown }
             }
             var routed = Routed()
-            for entry in changes.entries { routed.add(entry, probes: [entry], routing: r.routing) }
+            for entry in changes.entries { routed.add(entry, probes: [entry], routing: r.routing, skip: offlineTargets) }
             if !before.isEmpty {
                 let committed = Dictionary(changes.entries.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
                 for (client, shown) in before {
@@ -246,6 +327,7 @@ final class ListenerHub: Sendable {
             r.nextID += 1
             guard r.clients[client.rawValue] != nil else { return LocalBatchID(rawValue: id) }
             let owner = client.rawValue
+            let state = r.clients[owner]!.offline?.base ?? state
             let publishing = !r.clients[owner]!.targets.isEmpty
             var shown: [DocumentKey: ShownBefore] = [:]
             if publishing { Self.shownBefore(writes.map(\.key), in: r.clients[owner]!.overlay, into: &shown) }
@@ -263,6 +345,7 @@ final class ListenerHub: Sendable {
             let owner = client.rawValue
             guard r.clients[owner] != nil,
                   let keys = r.clients[owner]!.overlay.batches.first(where: { $0.id == batch.rawValue })?.keys else { return }
+            let state = r.clients[owner]!.offline?.base ?? state
             let publishing = !r.clients[owner]!.targets.isEmpty
             var shown: [DocumentKey: ShownBefore] = [:]
             if publishing { Self.shownBefore(keys, in: r.clients[owner]!.overlay, into: &shown) }

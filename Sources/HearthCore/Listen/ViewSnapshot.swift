@@ -49,6 +49,15 @@ public struct ViewSnapshot: Sendable {
         isInitial ? documents.entries.map { ViewChange(kind: .added, old: nil, new: $0) } : incremental
     }
 
+    /// The same result with no changes: what a listener raises when only the snapshot's
+    /// metadata changed (the SDK's sync-state change, `isFromCache` flipping).
+    public func unchanged() -> ViewSnapshot {
+        var out = ViewSnapshot(readTime: readTime, isInitial: false, documents: documents, previous: documents,
+                               order: order, changes: [])
+        out.mutatedKeys = mutatedKeys
+        return out
+    }
+
     init(readTime: Timestamp, isInitial: Bool, documents: RankedDocumentList, previous: RankedDocumentList,
          order: ViewOrder, changes: [ViewChange]) {
         self.readTime = readTime

@@ -4,11 +4,10 @@ import Testing
 
 /// The event sequences of an instance's own writes, each checked against what the Firebase
 /// iOS SDK's own integration tests assert (firebase-ios-sdk, Firestore/Example/Tests/
-/// Integration/API/…, and the spec tests in Firestore/Example/Tests/SpecTests/json/). One
-/// difference runs through them: the SDK's listeners may first raise a snapshot from its
-/// cache (`isFromCache == true`) and then the synced one; Hearth's listeners start in sync,
-/// so that first cached snapshot never comes and the counts below are one lower where the
-/// SDK's test expects it.
+/// Integration/API/…, and the spec tests in Firestore/Example/Tests/SpecTests/json/). A
+/// listener started on a document the instance wrote (so holds in its cache) first raises
+/// it from the cache (`isFromCache == true`), then, with metadata changes, the synced one,
+/// as the SDK's tests expect.
 @Suite("Latency compensation")
 struct LatencyCompensationTests {
     // MARK: Document listeners (FIRDatabaseTests testDocumentSnapshotEvents_*)
@@ -51,7 +50,7 @@ struct LatencyCompensationTests {
         r.remove()
     }
 
-    @Test("change with metadata: initial, pending, acknowledged (testDocumentSnapshotEvents_forChangeIncludingMetadata, less its cached first event)")
+    @Test("change with metadata: cached, synced, pending, acknowledged (testDocumentSnapshotEvents_forChangeIncludingMetadata)")
     func documentChangeIncludingMetadata() async throws {
         let db = localDB()
         let ref = db.collection("rooms").document()
@@ -60,7 +59,8 @@ struct LatencyCompensationTests {
         let r = ref.addSnapshotListener(includeMetadataChanges: true, listener: events.add)
         try await ref.setData(["b": 2])
         await db.waitUntilIdle()
-        #expect(events.values.map { localShow($0) } == ["{a:1}", "{b:2} P", "{b:2}"])
+        #expect(events.values.map { localShow($0) } == ["{a:1}", "{a:1}", "{b:2} P", "{b:2}"])
+        #expect(events.values.map(\.metadata.isFromCache) == [true, false, false, false])
         r.remove()
     }
 
@@ -74,8 +74,12 @@ struct LatencyCompensationTests {
         let r2 = ref.addSnapshotListener(plain.add)
         try await ref.updateData(["sum": FieldValue.increment(Int64(1))])
         await db.waitUntilIdle()
-        #expect(withMetadata.values.map { localShow($0) } == ["{sum:1337}", "{sum:1338} P", "{sum:1338}"])
+        // The first listener starts on the cached document: cached, then synced. The second
+        // shares its (synced) target, so its first snapshot is in sync.
+        #expect(withMetadata.values.map { localShow($0) } == ["{sum:1337}", "{sum:1337}", "{sum:1338} P", "{sum:1338}"])
+        #expect(withMetadata.values.map(\.metadata.isFromCache) == [true, false, false, false])
         #expect(plain.values.map { localShow($0) } == ["{sum:1337}", "{sum:1338} P"])
+        #expect(plain.values.map(\.metadata.isFromCache) == [false, false])
         r1.remove(); r2.remove()
     }
 
@@ -89,8 +93,11 @@ struct LatencyCompensationTests {
             let r = ref.addSnapshotListener(includeMetadataChanges: includeMetadata, listener: events.add)
             try await ref.delete()
             await db.waitUntilIdle()
-            // A missing document carries no pending writes, so the acknowledgement changes nothing.
-            #expect(events.values.map { localShow($0) } == ["{a:1}", "-"])
+            // A missing document carries no pending writes, so the acknowledgement changes
+            // nothing; with metadata changes the cached first snapshot is followed by the
+            // synced one.
+            #expect(events.values.map { localShow($0) } == (includeMetadata ? ["{a:1}", "{a:1}", "-"] : ["{a:1}", "-"]))
+            #expect(events.values.map(\.metadata.isFromCache) == (includeMetadata ? [true, false, false] : [true, false]))
             #expect(events.values.allSatisfy { !$0.metadata.hasPendingWrites })
             r.remove()
         }
