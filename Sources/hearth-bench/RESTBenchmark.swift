@@ -50,17 +50,8 @@ final class LoopbackClient {
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
 
     init?(port: Int) {
-        fd = socket(AF_INET, tcpStreamType, 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(port).bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        if rc != 0 { close(fd); return nil }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard let fd = try? connectTCP(host: "127.0.0.1", port: port) else { return nil }
+        self.fd = fd
     }
 
     deinit { close(fd) }

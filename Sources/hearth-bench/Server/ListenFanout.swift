@@ -120,17 +120,7 @@ final class ListenConnection: @unchecked Sendable {
 
     init(host: String, port: Int, tally: FanoutTally) throws {
         self.tally = tally
-        fd = socket(AF_INET, tcpStreamType, 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(port).bigEndian
-        addr.sin_addr.s_addr = inet_addr(host == "localhost" ? "127.0.0.1" : host)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { closeDescriptor(fd); throw BenchError("connect \(host):\(port): errno \(errno)") }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        fd = try connectTCP(host: host, port: port)
         // Preface, our SETTINGS (no push, 16 MiB stream windows), a 1 GiB connection window.
         var hello = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
         hello += Self.frame(type: 4, flags: 0, stream: 0, payload: [0, 2, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0])

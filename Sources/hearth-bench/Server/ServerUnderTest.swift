@@ -225,17 +225,8 @@ enum HTTPProbe {
     /// One request on a fresh connection (`Connection: close`): status and body.
     static func request(host: String, port: Int, method: String, path: String, body: String? = nil,
                         timeout: Int = 30) throws -> (status: Int, body: [UInt8]) {
-        let fd = socket(AF_INET, tcpStreamType, 0)
-        guard fd >= 0 else { throw BenchError("socket: \(errno)") }
+        let fd = try connectTCP(host: host, port: port)
         defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(port).bigEndian
-        addr.sin_addr.s_addr = inet_addr(host == "localhost" ? "127.0.0.1" : host)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { throw BenchError("connect \(host):\(port): errno \(errno)") }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let payload = Array((body ?? "").utf8)
