@@ -163,22 +163,25 @@ enum ListenMessages {
 
     /// DocumentDelete: the document was deleted at `readTime`.
     static func encodeDocumentDelete(_ path: ResourcePath, database: DatabaseID, removedTargetIDs: [Int32], readTime: Timestamp) -> [UInt8] {
-        var w = ProtoWriter()
-        w.writeMessage(4) { m in
-            m.writeString(1, database.resourceName(path))
-            WellKnownMessages.writeTimestamp(4, readTime, into: &m)
-            m.writePackedInt32(6, removedTargetIDs)
-        }
-        return w.bytes
+        encodeDocumentGone(response: 4, targetsField: 6, path, database: database, removedTargetIDs: removedTargetIDs, readTime: readTime)
     }
 
     /// DocumentRemove: the document still exists but left the targets.
     static func encodeDocumentRemove(_ path: ResourcePath, database: DatabaseID, removedTargetIDs: [Int32], readTime: Timestamp) -> [UInt8] {
+        encodeDocumentGone(response: 6, targetsField: 2, path, database: database, removedTargetIDs: removedTargetIDs, readTime: readTime)
+    }
+
+    /// DocumentDelete and DocumentRemove carry the same three fields — the document's name
+    /// (1), the targets it left, the read time (4) — at the response's field `response`,
+    /// the targets at `targetsField`; written in field-number order.
+    private static func encodeDocumentGone(response: Int, targetsField: Int, _ path: ResourcePath, database: DatabaseID,
+                                           removedTargetIDs: [Int32], readTime: Timestamp) -> [UInt8] {
         var w = ProtoWriter()
-        w.writeMessage(6) { m in
+        w.writeMessage(response) { m in
             m.writeString(1, database.resourceName(path))
-            m.writePackedInt32(2, removedTargetIDs)
+            if targetsField < 4 { m.writePackedInt32(targetsField, removedTargetIDs) }
             WellKnownMessages.writeTimestamp(4, readTime, into: &m)
+            if targetsField > 4 { m.writePackedInt32(targetsField, removedTargetIDs) }
         }
         return w.bytes
     }
