@@ -51,10 +51,12 @@ let package = Package(
         .testTarget(name: "HearthTests", dependencies: ["Hearth", "HearthCore"]),
         .testTarget(name: "ScenarioTests", dependencies: ["FirebaseFirestore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore", "SeededRandom"]),
-        .testTarget(name: "HearthTransportTests", dependencies: ["HearthTransport", "SeededRandom"]),
+        // What more than one test target uses (a raw HTTP/1.1 client); on the C library only.
+        .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport"),
+        .testTarget(name: "HearthTransportTests", dependencies: ["HearthTransport", "HearthTestSupport", "SeededRandom"]),
         .testTarget(name: "HearthProtobufTests", dependencies: ["HearthProtobuf"]),
         .testTarget(name: "HearthGRPCTests", dependencies: ["HearthGRPC", "HearthTransport"]),
-        .testTarget(name: "HearthServerTests", dependencies: ["HearthServer", "HearthGRPC", "HearthProtobuf", "HearthTransport", "HearthCore",
+        .testTarget(name: "HearthServerTests", dependencies: ["HearthServer", "HearthGRPC", "HearthProtobuf", "HearthTransport", "HearthCore", "HearthTestSupport",
                                                               "SeededRandom"]),
         // Runs the built `hearth` binary (the dependency makes sure it is built first).
         .testTarget(name: "hearthTests", dependencies: ["hearth"]),

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import HearthCore
 import Testing
 @testable import HearthGRPC

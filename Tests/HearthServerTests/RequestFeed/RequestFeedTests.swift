@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import HearthTestSupport
 import HearthCore
 import Testing
 @testable import HearthServer

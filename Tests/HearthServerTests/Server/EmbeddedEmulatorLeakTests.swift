@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 @testable import HearthServer
 import XCTest
 

@@ -9,6 +9,7 @@ import Testing
 @testable import HearthServer
 @testable import HearthTransport
 import HearthProtobuf
+import HearthTestSupport
 
 /// A raw HTTP/2 client over a loopback socket, for end-to-end checks of the server.
 final class RawHTTP2Client {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import HearthCore
 import HearthRules
 import Synchronization

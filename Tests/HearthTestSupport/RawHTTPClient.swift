@@ -1,32 +1,48 @@
 #if canImport(Glibc)
 import Glibc
+/// SOCK_STREAM: an enum case in Glibc's module, an Int32 in Darwin's.
+private let streamType = Int32(SOCK_STREAM.rawValue)
 #elseif canImport(Darwin)
 import Darwin
+private let streamType = SOCK_STREAM
 #endif
 import Foundation
-import HearthCore
-@testable import HearthGRPC
-@testable import HearthServer
-@testable import HearthTransport
+
+// What the test targets of more than one module share (HearthTransportTests and
+// HearthServerTests): a raw HTTP/1.1 client. Plain code on the C library — it depends on no
+// Hearth module, so a transport test need not pull in the server.
+
+/// `connect` failed (errno `code`).
+public struct ConnectError: Error, CustomStringConvertible {
+    public let port: Int
+    public let code: Int32
+    public var description: String { "connect to 127.0.0.1:\(port): errno \(code)" }
+}
 
 /// A minimal blocking HTTP/1.1 client over a loopback socket, so tests control the exact
 /// bytes (pipelining, chunking, malformed input) and read responses one by one.
-final class RawHTTPClient {
-    struct Response {
-        var status: Int
-        var headers: [String: String]
+public final class RawHTTPClient {
+    public struct Response {
+        public var status: Int
+        public var headers: [String: String]
         /// Every header line as sent (lower-cased names), duplicates included.
-        var headerLines: [(name: String, value: String)] = []
-        var body: [UInt8]
-        var json: JSON? { try? JSON.parse(body) }
-        var text: String { String(decoding: body, as: UTF8.self) }
+        public var headerLines: [(name: String, value: String)] = []
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+
+        public init(status: Int, headers: [String: String], headerLines: [(name: String, value: String)] = [], body: [UInt8]) {
+            self.status = status
+            self.headers = headers
+            self.headerLines = headerLines
+            self.body = body
+        }
     }
 
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
-        fd = socket(AF_INET, Socket.streamType, 0)
+    public init(port: Int) throws {
+        fd = socket(AF_INET, streamType, 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = UInt16(port).bigEndian
@@ -36,7 +52,7 @@ final class RawHTTPClient {
         }
         // No close here: a class's deinit runs even when its init throws, and closing twice
         // could close a descriptor another test has just been given.
-        guard rc == 0 else { throw Socket.SystemError(call: "connect", code: errno) }
+        guard rc == 0 else { throw ConnectError(port: port, code: errno) }
         var tv = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         // Requests go out in several writes (headers, then body): without this, Nagle's
@@ -48,7 +64,7 @@ final class RawHTTPClient {
     deinit { close(fd) }
 
     /// Writes every byte (blocking); stops quietly when the server has closed.
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -63,10 +79,10 @@ final class RawHTTPClient {
             }
         }
     }
-    func send(_ text: String) { send(Array(text.utf8)) }
+    public func send(_ text: String) { send(Array(text.utf8)) }
 
     /// Sends one request with a Content-Length body.
-    func request(_ method: String, _ target: String, body: String? = nil, headers: [String: String] = [:]) -> Response? {
+    public func request(_ method: String, _ target: String, body: String? = nil, headers: [String: String] = [:]) -> Response? {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: test\r\n"
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
@@ -75,7 +91,7 @@ final class RawHTTPClient {
     }
 
     /// Reads bytes until the peer closes (or times out); true when it closed.
-    func readUntilClosed() -> Bool {
+    public func readUntilClosed() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = recv(fd, &chunk, chunk.count, 0)
@@ -86,7 +102,7 @@ final class RawHTTPClient {
     }
 
     /// Reads one response (nil when the connection closed first).
-    func readResponse() -> Response? {
+    public func readResponse() -> Response? {
         var chunk = [UInt8](repeating: 0, count: 65536)
         func fill() -> Bool {
             let n = recv(fd, &chunk, chunk.count, 0)
@@ -121,10 +137,10 @@ final class RawHTTPClient {
     }
 
     /// What has been read and not yet taken as a response (after `readUntilClosed`).
-    var remainingText: String { String(decoding: buffer, as: UTF8.self) }
+    public var remainingText: String { String(decoding: buffer, as: UTF8.self) }
 
     /// Reads a response head only (for a chunked body read with `readChunk`).
-    func readHead() -> (status: Int, headers: [String: String])? {
+    public func readHead() -> (status: Int, headers: [String: String])? {
         while true {
             if let end = headEnd() {
                 let head = String(decoding: buffer[0..<end], as: UTF8.self)
@@ -146,7 +162,7 @@ final class RawHTTPClient {
 
     /// Reads one chunk of a chunked body: its bytes, empty for the last chunk, nil when the
     /// connection closed (or the read timed out) first.
-    func readChunk() -> [UInt8]? {
+    public func readChunk() -> [UInt8]? {
         func line() -> String? {
             while true {
                 if let i = buffer.firstIndex(of: 10), i > 0, buffer[i - 1] == 13 {
@@ -180,12 +196,3 @@ final class RawHTTPClient {
         return nil
     }
 }
-
-/// A server on an ephemeral loopback port for one test.
-func withServer<T>(limits: HTTPLimits = HTTPLimits(), _ body: (EmulatorServer) throws -> T) throws -> T {
-    let server = try EmulatorServer(host: "127.0.0.1", port: 0, limits: limits)
-    defer { server.stop() }
-    return try body(server)
-}
-
-let docs = "/v1/projects/p/databases/%28default%29/documents"

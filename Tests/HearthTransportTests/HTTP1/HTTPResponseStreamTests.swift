@@ -7,6 +7,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import HearthTransport
+import HearthTestSupport
 
 /// The streamed-response contract (`HTTPResponse.stream`) over real sockets: chunks from
 /// other threads in order, keep-alive after `finish`, and every way a stream closes — the
