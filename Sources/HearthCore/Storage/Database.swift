@@ -380,7 +380,7 @@ public final class Database: Sendable {
             }
             return WriteResult(updateTime: doc.updateTime, transformResults: entry.transforms)
         }
-        return CommitResult(commitTime: commitTime, writeResults: results)
+        return CommitResult(commitTime: commitTime, writeResults: results, documents: afterEach.map { touched[$0.slot].current })
     }
 
     private func purgeTombstones(_ core: inout Core, now: Timestamp) {

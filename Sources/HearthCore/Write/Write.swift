@@ -77,6 +77,9 @@ public struct WriteResult: Sendable, Equatable {
 public struct CommitResult: Sendable, Equatable {
     public var commitTime: Timestamp
     public var writeResults: [WriteResult]
+    /// Per write, the document its path holds once the commit is applied (nil: none) — what
+    /// an UpdateDocument answers with, without reading the state again. Shared, not copied.
+    public var documents: [Document?] = []
 }
 
 extension Write {

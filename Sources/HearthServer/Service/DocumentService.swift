@@ -66,8 +66,7 @@ struct DocumentService {
         trace?.named(path, in: database)
         let operation: Write.Operation = updateMask.map { .update(fields, mask: $0.filter { !$0.isDocumentName }) } ?? .set(fields)
         let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)], authorize: rules.commitAuthorizer())
-        let time = result.writeResults.first?.updateTime ?? result.commitTime
-        guard let doc = try db.state(readTime: time).document(path, at: time) else {
+        guard let doc = result.documents.first ?? nil else {
             throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.")
         }
         return doc
