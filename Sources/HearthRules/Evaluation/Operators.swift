@@ -45,7 +45,9 @@ enum Operators {
         case .list(let l): return .bool(RulesValue.listContains(l, a))
         case .set(let s): return .bool(RulesValue.setContains(s, a))
         case .map(let m):
-            guard case .string(let key) = a else { return .bool(false) }
+            // A key that is not a string is an error, not false: `!(1 in m)` denies, as the
+            // official emulator's engine answers (recorded in the differential corpus).
+            guard case .string(let key) = a else { throw .unsupported("map.in(\(a.typeName))", expected: "map.in(string)") }
             return .bool(m[key] != nil)
         case .null: throw .nullValue
         default:

@@ -84,11 +84,16 @@ import Testing
         #expect(errors("true ? 1 / 0 == 1 : true"))
     }
 
-    @Test func membership() {
+    @Test func membership() throws {
         #expect(holds("'a' in ['a', 'b'] && !('c' in ['a', 'b'])"))
         #expect(holds("'a' in {'a': 1} && !('toString' in {'a': 1})"))
         #expect(holds("'a' in ['a', 'b'].toSet()"))
         #expect(errors("'a' in 'abc'"))
+        // A map's keys are strings: another key is an error, not false, so negating it still
+        // denies (the official emulator: "Received: map.in(int). Expected: map.in(string).").
+        #expect(try outcome("1 in {'a': 1}") == .error("Unsupported operation error. Received: map.in(int). Expected: map.in(string)."))
+        #expect(errors("!(1 in {})"))
+        #expect(errors("null in {'a': 1}"))
         #expect(errors("'a' in null"))
     }
 
