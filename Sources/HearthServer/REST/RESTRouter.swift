@@ -162,6 +162,7 @@ struct RESTRouter {
         guard let address = try resolution.address.get() else { return nil }
         let api = DocumentsAPI(service: try DocumentService(state: state, database: address.database, auth: auth))
         let params = try QueryParameters(request.query)
+        try params.checkSingular(except: ["mask.fieldPaths", "updateMask.fieldPaths"])
         if let verb = address.verb {
             guard request.method == "POST" else { return nil }
             // A verb below the root needs a document parent (a collection only for the

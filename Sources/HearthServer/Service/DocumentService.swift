@@ -229,6 +229,10 @@ struct DocumentService {
         for w in writes where !written.insert(w.path).inserted {
             throw .invalidArgument("the same document cannot be written more than once in a single request")
         }
+        // An invalid write (a reserved field name, a bad value) fails the whole request, as
+        // the official emulator answers; only what the stored data decides (preconditions,
+        // rules) is reported write by write.
+        for w in writes { try w.validate(database: database) }
         var outcomes: [Result<WriteResult, FirestoreError>] = []
         for w in writes {
             do throws(FirestoreError) {

@@ -86,10 +86,10 @@ enum ProtoWrite {
         let precondition = try currentDocument.flatMap { c throws(FirestoreError) in try Self.precondition(c, context: context + ".current_document") }
         if let update {
             var d = try ProtoObject(update, context: context + ".update")
-            guard let nameJSON = d.take("name") else {
-                throw .invalidArgument("Document name is required (at '\(context).update.name').")
-            }
-            let path = try documentPath(try ProtoJSON.string(nameJSON, context: context + ".update.name"), database: database, context: context + ".update.name")
+            // An absent name is the empty name, whose parse says what it lacks (as the official
+            // emulator answers).
+            let name = try d.take("name").map { n throws(FirestoreError) in try ProtoJSON.string(n, context: context + ".update.name") } ?? ""
+            let path = try documentPath(name, database: database, context: context + ".update.name")
             let fields = try d.take("fields").map { f throws(FirestoreError) in try ProtoValue.decodeFields(f, context: context + ".update.fields") } ?? MapValue()
             _ = d.take("createTime")
             _ = d.take("updateTime")

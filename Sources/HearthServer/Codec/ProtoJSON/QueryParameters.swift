@@ -26,6 +26,16 @@ struct QueryParameters {
     }
 
     func first(_ name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+    /// REST reads the query string as the request message's fields: only a `repeated` field
+    /// (`repeatable`) may be given twice; any other given twice is the official emulator's
+    /// "Payload isn't valid for request." (`pageSize=1&pageSize=2`).
+    func checkSingular(except repeatable: Set<String>) throws(FirestoreError) {
+        var seen = Set<String>()
+        for (name, _) in pairs where !repeatable.contains(name) && !seen.insert(name).inserted {
+            throw .invalidArgument("Payload isn't valid for request.")
+        }
+    }
     func all(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
 
     static func camel(_ name: String) -> String {
