@@ -133,11 +133,27 @@ struct ClassFileWriter {
             bytes[at + 1] = UInt8(offset >> 8)
             bytes[at + 2] = UInt8(offset & 0xFF)
         }
+        /// Where the next instruction goes (a target for `goBack(to:)`).
+        var position: Int { bytes.count }
+        /// `goto` an earlier instruction.
+        mutating func goBack(to target: Int) {
+            let offset = UInt16(bitPattern: Int16(target - bytes.count))
+            bytes.append(Opcode.goto.rawValue)
+            bytes += u16(offset)
+        }
+        /// `sipush`: an int constant of 16 bits.
+        mutating func sipush(_ n: Int16) { bytes.append(0x11); bytes += u16(UInt16(bitPattern: n)) }
+        /// `bipush`: a small int constant.
+        mutating func bipush(_ n: Int8) { bytes += [0x10, UInt8(bitPattern: n)] }
+        /// `iinc`: adds `n` to int local `local`.
+        mutating func iinc(_ local: UInt8, _ n: Int8) { bytes += [0x84, local, UInt8(bitPattern: n)] }
+        mutating func istore(_ local: UInt8) { precondition(local < 4); bytes.append(0x3B + local) }
+        mutating func iload(_ local: UInt8) { precondition(local < 4); bytes.append(0x1A + local) }
     }
 
     enum Opcode: UInt8 {
         case iadd = 0x60, aastore = 0x53, pop = 0x57, dup = 0x59, arraylength = 0xBE
-        case ifnonnull = 0xC7, returnVoid = 0xB1
+        case ifnonnull = 0xC7, returnVoid = 0xB1, goto = 0xA7, ifIcmpge = 0xA2, i2l = 0x85
         case getstatic = 0xB2, getfield = 0xB4, putfield = 0xB5
         case invokevirtual = 0xB6, invokespecial = 0xB7, invokestatic = 0xB8
         case new = 0xBB, anewarray = 0xBD

@@ -27,7 +27,11 @@
 ///     }
 ///     class HearthLauncherHook extends Thread {  // SIGINT/SIGTERM, or System.exit above
 ///       volatile Process p;
-///       public void run() { p.destroy(); Runtime.getRuntime().halt(p.waitFor()); }
+///       public void run() {
+///         for (int i = 0; p == null && i < 500; i++) Thread.sleep(10);  // a signal during start()
+///         if (p == null) return;
+///         p.destroy(); Runtime.getRuntime().halt(p.waitFor());
+///       }
 ///     }
 ///
 /// (A signal before `p` is set makes the hook fail on null and the JVM exit with the
@@ -124,7 +128,27 @@ public enum SuiteLauncherJAR {
             code.op(.invokespecial, cf.methodRef("java/lang/Thread", "<init>", "()V"))
             code.op(.returnVoid)
         }
-        cf.addMethod("run", "()V", access: ClassFileWriter.accPublic, maxStack: 2, maxLocals: 1) { code, cf in
+        cf.addMethod("run", "()V", access: ClassFileWriter.accPublic, maxStack: 2, maxLocals: 2) { code, cf in
+            // A signal can come while the main thread is still in ProcessBuilder.start(): Hearth
+            // may already be serving (it runs as soon as it is exec'd). Wait for `p`, 10 ms at
+            // a time, at most 5 s (a start that failed never sets it: then there is nothing to stop).
+            code.iconst(0)
+            code.istore(1)
+            let check = code.position
+            code.aload(0)
+            code.op(.getfield, cf.fieldRef(hookClass, "p", "Ljava/lang/Process;"))
+            let ready = code.branch(.ifnonnull)
+            code.iload(1)
+            code.sipush(500)
+            let givenUp = code.branch(.ifIcmpge)
+            code.iinc(1, 1)
+            code.bipush(10)
+            code.op(.i2l)
+            code.op(.invokestatic, cf.methodRef("java/lang/Thread", "sleep", "(J)V"))
+            code.goBack(to: check)
+            code.land(givenUp)
+            code.op(.returnVoid)
+            code.land(ready)
             code.aload(0)
             code.op(.getfield, cf.fieldRef(hookClass, "p", "Ljava/lang/Process;"))
             code.op(.invokevirtual, cf.methodRef("java/lang/Process", "destroy", "()V"))
