@@ -1,5 +1,5 @@
 // `hearth-bench --triggers [PORT]`: commit throughput with Cloud Functions triggers
-// registered vs without (issue 35's target: within 10%). Both through the engine (4 threads
+// registered vs without (the target: within 10%). Both through the engine (4 threads
 // committing single-document sets) and through REST (4 keep-alive connections PATCHing
 // documents), with four triggers matching every write (1st gen write and update, 2nd gen
 // written and updated) and an in-process stand-in Functions emulator answering 204. Modes:

@@ -1,6 +1,6 @@
-"""Edges found by trying Hearth as a new user would against the official emulator (issue 37's
-list): batchWrite with a write that is invalid, a commit writing one document twice, a
-batchGet in a read-only transaction at a read time, repeated query parameters."""
+"""Edges found by trying Hearth as a new user would against the official emulator: batchWrite
+with an invalid write or a write without a name, a commit writing one document twice (and
+set/delete/set), repeated query parameters."""
 from cases.steps import case, commit, docs, get, http, seed, update, delete_write, name, OWNER
 
 CASES = []

@@ -25,7 +25,7 @@ for e in ["[1,2,3][0:0]", "[1,2,3][1:1]", "[1,2,3][3:3]", "[1,2,3][2:5]", "[1,2,
           "'abc'[4:5]", "'abc'[2:1]", "'abc'[-1:2]", "'abc'[1:1]", "'héllo✓'[1:6]",
           "[1] - [2]", "'a' - 'b'", "[1] * 2", "'a' * 2", "[1] / 2", "'a' % 2", "true + 1", "null + 1", "1 + 'a'", "[1] + [2]",
           "[1] > [2]", "[1] <= [2]", "true >= false", "null < 1", "-'a'", "!1", "1 - -7",
-          # `in` on a map: a key that is not a string is an error, not false (issue 37).
+          # `in` on a map: a key that is not a string is an error, not false.
           "1 in {'a': 1}", "1.5 in {'a': 1}", "true in {'a': 1}", "null in {'a': 1}", "[1] in {'a': 1}",
           "'a' in {'a': 1}", "'b' in {'a': 1}", "!(1 in {'a': 1})", "1 in {}", "1 in [1]", "'a' in ['a']"]:
     evaluated(e)

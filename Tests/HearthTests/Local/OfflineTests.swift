@@ -374,7 +374,7 @@ struct OfflineTests {
         #expect(try await col.count.getAggregation(source: .server).count == 3)
     }
 
-    @Test("offline, a transaction fails with UNAVAILABLE and changes nothing (issue 37: a transaction needs the server)")
+    @Test("offline, a transaction fails with UNAVAILABLE and changes nothing (a transaction needs the server)")
     func transactionFailsOffline() async throws {
         let db = localDB()
         let ref = db.collection("t").document("t")
