@@ -84,6 +84,10 @@ struct ConsoleAPI {
         .object([
             ("emulator", .string(info.emulatorAddress)),
             ("clock", .object([("now", .string(state.clock.now().rfc3339)), ("manual", .bool(state.clock.isManual))])),
+            // What the process keeps beyond the live documents: a soak watches these stay flat.
+            ("history", .object([("usedBytes", .int(state.registry.historyBudget.usedBytes)),
+                                 ("limitBytes", .int(state.registry.historyBudget.limit))])),
+            ("openStreams", .int(state.streams.count)),
         ])
     }
 

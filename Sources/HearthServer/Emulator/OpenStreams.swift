@@ -58,6 +58,9 @@ public final class OpenStreams: Sendable {
     /// The open streams, oldest first.
     public var all: [Stream] { streams.withLock { $0.values.sorted { $0.id < $1.id } } }
 
+    /// How many streams are open.
+    public var count: Int { streams.withLock { $0.count } }
+
     /// Grows with every change: whoever shows the streams compares it to what it showed.
     public var version: Int { changes.load(ordering: .acquiring) }
 }

@@ -70,7 +70,9 @@ import Testing
             #expect(dbs["projects"]?.arrayValue?.first?["databases"]?.arrayValue?.first?["documents"] == .int(122))
             #expect(c.request("GET", "/api/collections?database=\(Self.dbParam)")?.json?["collections"] == .array([.string("items"), .string("zoo")]))
             #expect(c.request("GET", "/api/collections?database=\(Self.dbParam)&parent=items/i001")?.json?["collections"] == .array([.string("notes")]))
-            #expect(c.request("GET", "/api/info")?.json?["emulator"] == .string(emulator.address))
+            let info = try #require(c.request("GET", "/api/info")?.json)
+            #expect(info["emulator"] == .string(emulator.address))
+            #expect(info["history"]?["limitBytes"] == .int(VersionHistoryBudget.defaultLimit) && info["openStreams"] == .int(0))
 
             let first = try #require(c.request("GET", "/api/documents?database=\(Self.dbParam)&collection=items&pageSize=50&count=true")?.json)
             #expect(Self.ids(first) == (0..<50).map { String(format: "i%03d", $0) })
