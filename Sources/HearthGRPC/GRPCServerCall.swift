@@ -1,6 +1,6 @@
 import Dispatch
 import HearthTransport
-import Synchronization
+import HearthLock
 
 /// The response side of one gRPC call, safe to use from any thread: response messages
 /// (the response headers go out before the first), then exactly one end — trailers with
@@ -22,7 +22,7 @@ public final class GRPCServerCall: Sendable {
     public let stream: HTTP2ServerStream
     /// Request metadata (the HTTP/2 request headers).
     public let request: HTTP2RequestHeaders
-    private let progress = Mutex(Progress())
+    private let progress = HearthMutex(Progress())
 
     /// Buffered message bytes that are handed to the stream without waiting for a flush.
     static let flushThreshold = 32 << 10

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// The entry point, shaped like the Firebase SDK's `Firestore`, running on an in-process
 /// Hearth database. Writes commit synchronously; completion handlers run on
@@ -8,7 +8,7 @@ import Synchronization
 public final class Firestore: @unchecked Sendable {
     /// The engine database this instance reads and writes.
     let database: Database
-    private let state: Mutex<InstanceState>
+    private let state: HearthMutex<InstanceState>
     /// Listener callbacks queued and not yet run (`waitUntilIdle()`).
     let listenerDeliveries = ListenerDeliveries()
 
@@ -33,7 +33,7 @@ public final class Firestore: @unchecked Sendable {
         self.database = database
         self.access = access
         self.directory = directory
-        state = Mutex(InstanceState())
+        state = HearthMutex(InstanceState())
         local = LocalView(database: database)
     }
 
@@ -55,7 +55,7 @@ public final class Firestore: @unchecked Sendable {
     /// The project used by `firestore()` and `inMemory()` when none is given.
     public static let defaultProjectID = "demo-hearth"
 
-    private static let shared = Mutex<[String: Firestore]>([:])
+    private static let shared = HearthMutex<[String: Firestore]>([:])
     @TaskLocal static var taskDefault: Firestore?
 
     /// The default database's shared instance (inside `withDefault`, the instance given there).

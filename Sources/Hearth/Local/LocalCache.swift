@@ -1,5 +1,5 @@
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// What `getDocument(source: .cache)` and `getDocuments(source: .cache)` read: the documents
 /// one `Firestore` instance has seen, as the SDK's (default, persistent) cache holds them.
@@ -42,7 +42,7 @@ final class LocalCache: Sendable {
     }
 
     let database: Database
-    private let state = Mutex(State())
+    private let state = HearthMutex(State())
 
     init(database: Database) { self.database = database }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 
 /// One Firestore database (a project id + database id): the current immutable state, the
 /// serialised commit pipeline and the open server-side transactions.
@@ -43,7 +43,7 @@ public final class Database: Sendable {
         var warned: Set<IndexDefinition> = []
     }
 
-    private let core: Mutex<Core>
+    private let core: HearthMutex<Core>
     /// The listen targets; fed one ChangeSet per commit under the commit lock.
     let hub = ListenerHub()
     /// Runs around every commit's and restore's critical section, whoever commits. The
@@ -84,7 +84,7 @@ public final class Database: Sendable {
         let state = recovered.map { DatabaseState(database: id, readTime: start, documents: $0.documents, documentCount: $0.documentCount) }
             ?? DatabaseState(database: id, readTime: start)
         let indexing = IndexingState(configuration: indexes ?? IndexConfiguration(), mode: indexMode ?? (indexes == nil ? .warn : .enforce))
-        core = Mutex(Core(state: state, lastCommit: start, indexing: indexing))
+        core = HearthMutex(Core(state: state, lastCommit: start, indexing: indexing))
     }
 
     /// A fork: in memory, whatever the original's storage.
@@ -96,7 +96,7 @@ public final class Database: Sendable {
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
         self.journal = nil
-        core = Mutex(Core(state: state, lastCommit: lastCommit, indexing: indexing))
+        core = HearthMutex(Core(state: state, lastCommit: lastCommit, indexing: indexing))
     }
 
     deinit {

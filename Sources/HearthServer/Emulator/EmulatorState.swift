@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthTransport
+import HearthLock
 import Synchronization
 
 /// Everything the emulator process keeps besides the documents themselves: the databases
@@ -18,11 +19,11 @@ public final class EmulatorState: Sendable {
     /// Cloud Functions triggers: what the Functions emulator registered and the delivery of
     /// their events (Emulator/Triggers). Sees every commit of every database.
     public let triggers: CloudFunctionsTriggers
-    private let indexSetup: Mutex<IndexSetup>
-    private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
+    private let indexSetup: HearthMutex<IndexSetup>
+    private let snapshots = HearthMutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
     /// The JAR's --single_project_mode: the one project expected, and the others already warned about.
-    private let singleProject = Mutex<(expected: String?, warned: Set<String>)>((nil, []))
+    private let singleProject = HearthMutex<(expected: String?, warned: Set<String>)>((nil, []))
 
     private struct IndexSetup {
         var configuration: IndexConfiguration?
@@ -56,7 +57,7 @@ public final class EmulatorState: Sendable {
         // every commit reaches the triggers.
         registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store,
                                     commitScope: { section in EventLoop.deferringWakeUps(section) }, commitObserver: triggers)
-        indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
+        indexSetup = HearthMutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 
     /// Declares indexes for one project's databases (e.g. a documented app's seed).

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// The streams open right now — Listen and Write streams over gRPC (and WebChannel
@@ -26,7 +27,7 @@ public final class OpenStreams: Sendable {
         public var requests = 0
     }
 
-    private let streams = Mutex<[Int: Stream]>([:])
+    private let streams = HearthMutex<[Int: Stream]>([:])
     private let counter = Atomic<Int>(0)
     private let changes = Atomic<Int>(0)
 

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import Synchronization
+import HearthLock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,9 +16,9 @@ public final class EmulatorInstance: Sendable {
     public let configuration: EmulatorConfiguration
     public let state: EmulatorState
     private let store: DurableStore?
-    private let servers = Mutex<[EmulatorServer]>([])
-    private let console = Mutex<ConsoleServer?>(nil)
-    private let requestFeed = Mutex<RequestFeedServer?>(nil)
+    private let servers = HearthMutex<[EmulatorServer]>([])
+    private let console = HearthMutex<ConsoleServer?>(nil)
+    private let requestFeed = HearthMutex<RequestFeedServer?>(nil)
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Loads the state the configuration describes; nothing listens yet.

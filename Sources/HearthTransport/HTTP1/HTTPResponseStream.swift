@@ -1,4 +1,4 @@
-import Synchronization
+import HearthLock
 
 /// The body of a response that lasts (a WebChannel back channel, Server-Sent Events, a long
 /// poll): whoever produces the data calls `write` from any thread; the transport sends each
@@ -29,7 +29,7 @@ public final class HTTPResponseStream: Sendable {
         var onClose: [@Sendable () -> Void] = []
     }
 
-    private let state = Mutex(State())
+    private let state = HearthMutex(State())
     /// Unsent bytes past which the stream closes.
     let budget: Int
     /// False for an HTTP/1.0 client: the body is sent raw and ends with the connection.

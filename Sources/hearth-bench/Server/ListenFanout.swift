@@ -10,6 +10,7 @@
 // are answered.
 import Foundation
 import HearthGRPC
+import HearthLock
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -75,12 +76,12 @@ enum ListenFanout {
 
 /// When each stream received each DocumentChange (the first is the initial snapshot).
 final class FanoutTally: Sendable {
-    private let state: Mutex<(arrivals: [[UInt64]], failure: String?)>
+    private let state: HearthMutex<(arrivals: [[UInt64]], failure: String?)>
     private let count: Int
 
     init(streams: Int) {
         count = streams
-        state = Mutex((Array(repeating: [], count: streams), nil))
+        state = HearthMutex((Array(repeating: [], count: streams), nil))
     }
 
     func record(stream: Int, at time: UInt64) { state.withLock { $0.arrivals[stream].append(time) } }

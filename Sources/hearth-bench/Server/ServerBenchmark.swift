@@ -4,7 +4,7 @@
 // a noisy machine affects both alike, and the ratios. Then the Listen fan-out: one commit
 // reaching many open Listen streams.
 import Foundation
-import Synchronization
+import HearthLock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,7 +92,7 @@ struct ServerBenchmarkOptions {
 
 enum ServerBenchmark {
     /// The servers being measured, stopped on SIGINT/SIGTERM too.
-    private static let running = Mutex<[ServerUnderTest]>([])
+    private static let running = HearthMutex<[ServerUnderTest]>([])
 
     static func main(_ args: [String]) -> Int32 {
         do {

@@ -2,7 +2,7 @@
 // in its own process group, stopped with it), or one already running at HOST:PORT. Its CPU
 // time and memory come from /proc for the process listening on its port.
 import Foundation
-import Synchronization
+import HearthLock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +14,7 @@ final class ServerUnderTest: Sendable {
     /// The process answering on the port (the JVM, not `gcloud`), when it is on this machine.
     let pid: pid_t?
     /// The process group started for it (nil: not ours to stop, or stopped).
-    private let group: Mutex<pid_t?>
+    private let group: HearthMutex<pid_t?>
     private let log: String?
 
     var address: String { "\(host):\(port)" }
@@ -23,7 +23,7 @@ final class ServerUnderTest: Sendable {
         self.label = label
         self.host = host
         self.port = port
-        self.group = Mutex(group)
+        self.group = HearthMutex(group)
         self.log = log
         pid = ListeningProcess.pid(port: port)
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 
 /// A data directory: every database's documents survive the process. Commits are logged
 /// to `wal-N.log` segments and synced before they are acknowledged (group commit shares a
@@ -12,12 +12,12 @@ import Synchronization
 /// Damage anywhere else stops the open with the file, the offset and what to do — later
 /// data is never dropped silently. docs/storage.md describes the files.
 public final class DurableStore: @unchecked Sendable {
-    // @unchecked: mutable state is in `shared` (a Mutex); the rest is set once.
+    // @unchecked: mutable state is in `shared` (a HearthMutex); the rest is set once.
     public let directory: String
     let wal: WriteAheadLog
     private let lockFile: PosixFile
     private let options: Options
-    private let shared: Mutex<Shared>
+    private let shared: HearthMutex<Shared>
     private let compactionDone = NSCondition()
     /// What opening found: counts, time taken, and any torn tail dropped.
     public let recoveryReport: RecoveryReport
@@ -70,7 +70,7 @@ public final class DurableStore: @unchecked Sendable {
         self.wal = wal
         self.lockFile = lockFile
         self.options = options
-        shared = Mutex(Shared(recovered: recovered))
+        shared = HearthMutex(Shared(recovered: recovered))
         recoveryReport = report
         wal.onWrite = { [weak self] size in
             guard let self, size > self.options.compactionThreshold else { return }
