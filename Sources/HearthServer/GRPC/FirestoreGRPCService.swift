@@ -44,6 +44,7 @@ struct FirestoreGRPCService: GRPCService {
         return { bytes, call throws(GRPCStatus) in
             do throws(FirestoreError) {
                 try log.serve(.grpc, method: method, path: path, authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                    try RequestSize.check(bytes.count)
                     try rpc(rpcs)(bytes, FirestoreCall(call))
                 }
             } catch { throw GRPCStatus(error) }

@@ -197,7 +197,10 @@ struct DocumentService {
             results.append((path, doc))
         }
         let found = results.filter { $0.1 != nil }
-        return (found + results.filter { $0.1 == nil }, began, readTime ?? s.readTime)
+        // A read-only transaction begun at a read time reads (and reports) that time, as the
+        // official emulator does (Tests/Differential/cases/transaction_read_times.py).
+        let transactionTime = try txn.flatMap { id throws(FirestoreError) in try db.readTime(of: id) }
+        return (found + results.filter { $0.1 == nil }, began, readTime ?? transactionTime ?? s.readTime)
     }
 
     /// BeginTransaction.

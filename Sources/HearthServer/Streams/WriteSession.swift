@@ -87,6 +87,7 @@ final class WriteSession: StreamSession, @unchecked Sendable {
             state.streams.update(openStreamID) { $0.requests += 1 }
             try state.requestLog.serve(call.transport, method: "Write", path: "/google.firestore.v1.Firestore/Write",
                                        authorization: call.authorization) { () throws(FirestoreError) in
+                try RequestSize.check(bytes.count)
                 try handle(codec.decodeRequest(bytes))
             }
         case .inputEnded:
