@@ -20,10 +20,11 @@ VENV="$ROOT/.build/hostile-venv"
 PINS="h2==4.4.1 hpack==4.2.0 hyperframe==6.1.0"
 source Tests/Compat/python-venv.bash  # not *.sh: .ci/run runs every *.sh as a check
 
-SCRATCH=()
-[ -n "${HEARTH_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$HEARTH_SCRATCH_PATH")
-swift build "${SCRATCH[@]}" --product hearth
-BIN=$(swift build "${SCRATCH[@]}" --show-bin-path)/hearth
+source Tests/Compat/swift-build-flags.bash  # SCRATCH: HEARTH_SCRATCH_PATH, HEARTH_SANITIZE
+if [ -n "${HEARTH_BIN:-}" ]; then BIN=$HEARTH_BIN; else  # HEARTH_BIN: that binary, no build
+    swift build "${SCRATCH[@]}" --product hearth
+    BIN=$(swift build "${SCRATCH[@]}" --show-bin-path)/hearth
+fi
 
 EXPECTED="${HEARTH_HOSTILE_EXPECT_FAIL-$( (grep -v "^#" Tests/Compat/hostile-expected-failures.txt || true) | awk "NF {print \$1}" | paste -sd, -)}"
 CASES=()
