@@ -52,8 +52,14 @@ build() {  # SANITIZER SUFFIX [ARGS...]: builds into .build/tsan or .build/asan 
     dir=$([ "$sanitizer" = thread ] && echo tsan || echo asan)$1; shift
     echo "== swift build --sanitize=$sanitizer --scratch-path .build/$dir $*"
     local start=$SECONDS
-    swift build --sanitize="$sanitizer" --scratch-path ".build/$dir" "$@" 2>&1 | grep -E "error|warning: |Build complete" | tail -3
-    [ "${PIPESTATUS[0]}" = 0 ] || { echo "sanitizers: the $sanitizer build failed" >&2; exit 1; }
+    local log=".build/sanitizer-build-$dir.log"
+    mkdir -p .build
+    if ! swift build --sanitize="$sanitizer" --scratch-path ".build/$dir" "$@" > "$log" 2>&1; then
+        grep -E "error" "$log" | head -20 >&2
+        echo "sanitizers: the $sanitizer build failed (.build/sanitizer-build-$dir.log)" >&2
+        exit 1
+    fi
+    grep -E "warning: " "$log" | head -5 || true
     echo "   built in $((SECONDS - start)) s"
     HEARTH_BIN="$(swift build --sanitize="$sanitizer" --scratch-path ".build/$dir" --show-bin-path)/hearth"
     export HEARTH_BIN
