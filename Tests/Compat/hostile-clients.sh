@@ -12,6 +12,8 @@
 # passes is reported (HEARTH_HOSTILE_STRICT=1 makes that fail, to keep the list honest).
 # HEARTH_HOSTILE_EXPECT_FAIL=case,case overrides the list; HEARTH_HOSTILE_CASES=case,case
 # runs only those; HEARTH_HOSTILE_LOG_DIR=DIR keeps each case's server log there.
+# HEARTH_BIN runs that `hearth` as it is; HEARTH_SANITIZE=thread|address builds one with that
+# sanitizer (Tests/Compat/sanitizers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
