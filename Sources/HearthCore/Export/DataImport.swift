@@ -66,7 +66,8 @@ public enum DataImport {
             summary.skipped = counts.skipped
         case .hearthJSON(let file):
             guard let project else { throw .invalidArgument("Importing Hearth JSON \(file) needs a project to import into.") }
-            guard let data = FileManager.default.contents(atPath: file) else { throw .invalidArgument("Cannot read \(file).") }
+            let data: Data
+            do { data = Data(try PosixFile.contents(file)) } catch { throw .invalidArgument("Cannot read \(file): \(error.description).") }
             let id = DatabaseID(project: project, database: defaultDatabase)
             let documents: Batch
             do { documents = try HearthJSON.documents(data, database: id) } catch {
@@ -126,13 +127,13 @@ public enum ExportFolder {
         let standardized = (absolute as NSString).standardizingPath
         let parent = (standardized as NSString).deletingLastPathComponent
         let name = (standardized as NSString).lastPathComponent
-        do { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
-            throw FirestoreError(.invalidArgument, "Cannot create \(parent): \(error.localizedDescription)")
+        do { try PosixFile.makeDirectory(parent, intermediate: true) } catch {
+            throw FirestoreError(.invalidArgument, "Cannot create \(parent): \(error)")
         }
         let staging = (parent as NSString).appendingPathComponent(".\(name).incoming-\(getpid())")
-        try? fm.removeItem(atPath: staging)
-        do { try fm.createDirectory(atPath: staging, withIntermediateDirectories: false) } catch {
-            throw FirestoreError(.invalidArgument, "Cannot create \(staging): \(error.localizedDescription)")
+        try? PosixFile.remove(staging)
+        do { try PosixFile.makeDirectory(staging) } catch {
+            throw FirestoreError(.invalidArgument, "Cannot create \(staging): \(error)")
         }
         do {
             let summary = try write(staging)
@@ -150,7 +151,7 @@ public enum ExportFolder {
                 try f.sync()
                 f.close()
                 try PosixFile.syncDirectory(staging)
-                if fm.fileExists(atPath: standardized) {
+                if try PosixFile.kind(standardized) != .missing {
                     try PosixFile.exchange(staging, standardized)
                 } else {
                     try PosixFile.rename(staging, to: standardized)
@@ -158,12 +159,12 @@ public enum ExportFolder {
                 try PosixFile.syncDirectory(parent)
             }
             // After an exchange the staging name holds the old export.
-            try? fm.removeItem(atPath: staging)
+            try? PosixFile.remove(staging)
             return ExportWriter.Summary(folder: standardized, overallFile: (standardized as NSString).appendingPathComponent(
                 firestoreFolder + "/" + firestoreFolder + ImportSource.overallSuffix), documents: summary.documents,
                 dataFiles: summary.dataFiles, dataBytes: summary.dataBytes)
         } catch {
-            try? fm.removeItem(atPath: staging)
+            try? PosixFile.remove(staging)
             throw error
         }
     }
