@@ -56,27 +56,34 @@ public enum DataImport {
                 try commit(id, full)
             }
         }
-        switch try ImportSource.locate(path) {
-        case .export(let overall):
-            let reader = try ExportReader(overallFile: overall)
-            try reader.verify()
-            let counts = try reader.forEach { (doc: ExportedDocument) throws(FirestoreError) in
-                try add(DatabaseID(project: project ?? doc.database.project, database: doc.database.database), doc.path, doc.fields)
+        do throws(FirestoreError) {
+            switch try ImportSource.locate(path) {
+            case .export(let overall):
+                let reader = try ExportReader(overallFile: overall)
+                try reader.verify()
+                let counts = try reader.forEach { (doc: ExportedDocument) throws(FirestoreError) in
+                    try add(DatabaseID(project: project ?? doc.database.project, database: doc.database.database), doc.path, doc.fields)
+                }
+                summary.skipped = counts.skipped
+            case .hearthJSON(let file):
+                guard let project else { throw .invalidArgument("Importing Hearth JSON \(file) needs a project to import into.") }
+                let data: Data
+                do { data = Data(try PosixFile.contents(file)) } catch { throw .invalidArgument("Cannot read \(file): \(error.description).") }
+                let id = DatabaseID(project: project, database: defaultDatabase)
+                let documents: Batch
+                do { documents = try HearthJSON.documents(data, database: id) } catch {
+                    throw .invalidArgument("\(file): \(error.message)")
+                }
+                for d in documents { try add(id, d.path, d.fields) }
             }
-            summary.skipped = counts.skipped
-        case .hearthJSON(let file):
-            guard let project else { throw .invalidArgument("Importing Hearth JSON \(file) needs a project to import into.") }
-            let data: Data
-            do { data = Data(try PosixFile.contents(file)) } catch { throw .invalidArgument("Cannot read \(file): \(error.description).") }
-            let id = DatabaseID(project: project, database: defaultDatabase)
-            let documents: Batch
-            do { documents = try HearthJSON.documents(data, database: id) } catch {
-                throw .invalidArgument("\(file): \(error.message)")
-            }
-            for d in documents { try add(id, d.path, d.fields) }
+            if let c = current { others[c.id] = c.batch }
+            for id in others.keys.sorted(by: { $0.name < $1.name }) { try commit(id, others[id]!) }
+        } catch {
+            // The export was checked whole before the first batch, so only the disk (a read or
+            // a write failing) stops an import part way; say how far it got.
+            guard summary.documents > 0 else { throw error }
+            throw FirestoreError(error.code, "\(error.message) The import stopped after \(summary.documents) documents (committed in whole batches of \(batchSize)); importing again is safe, since each document replaces the stored one.")
         }
-        if let c = current { others[c.id] = c.batch }
-        for id in others.keys.sorted(by: { $0.name < $1.name }) { try commit(id, others[id]!) }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
@@ -132,6 +139,14 @@ public enum ExportFolder {
         }
         let staging = (parent as NSString).appendingPathComponent(".\(name).incoming-\(getpid())")
         try? PosixFile.remove(staging)
+        // The staging folders of exports a crash interrupted (their process is gone): nothing
+        // else would ever remove them, and each may hold a whole export. A live process's
+        // export in progress is left alone.
+        let stagingPrefix = ".\(name).incoming-"
+        for entry in (try? PosixFile.list(parent)) ?? [] where entry.hasPrefix(stagingPrefix) {
+            guard let pid = Int32(entry.dropFirst(stagingPrefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? PosixFile.remove((parent as NSString).appendingPathComponent(entry))
+        }
         do { try PosixFile.makeDirectory(staging) } catch {
             throw FirestoreError(.invalidArgument, "Cannot create \(staging): \(error)")
         }

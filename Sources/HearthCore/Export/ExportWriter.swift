@@ -129,7 +129,14 @@ public final class ExportWriter {
             let dir = (folder as NSString).appendingPathComponent(Self.entitySetFolder)
             let backup = ExportMetadata.encodeBackup(name: name, startMicros: startMicros, endMicros: SystemClock().now().microseconds, files: fileNames)
             try writeSynced(backup, to: (dir as NSString).appendingPathComponent(Self.entitySetMetadata))
-            try io { () throws(PosixFile.Failure) in try PosixFile.syncDirectory(dir) }
+            // Each new folder's entry lives in its parent: all_kinds in all_namespaces,
+            // all_namespaces in the export folder (synced below). Unsynced, a power loss after
+            // the export is published can drop the entity set and leave the overall file
+            // pointing at nothing.
+            try io { () throws(PosixFile.Failure) in
+                try PosixFile.syncDirectory(dir)
+                try PosixFile.syncDirectory((dir as NSString).deletingLastPathComponent)
+            }
             framer.frame(ExportMetadata.encodeOverall(metadataFile: Self.entitySetFolder + "/" + Self.entitySetMetadata,
                                                       entityCount: documentCount, byteCount: dataBytes), into: &overall)
         }

@@ -89,7 +89,10 @@ public final class DurableStore: @unchecked Sendable {
             switch try PosixFile.kind(directory) {
             case .directory: break
             case .file: throw DurableStoreError("\(directory) exists and is not a directory.")
-            case .missing: try PosixFile.makeDirectory(directory, intermediate: true)
+            case .missing:
+                // Synced into its parent: otherwise a power loss soon after can drop the
+                // directory with every commit acknowledged in it.
+                try PosixFile.makeDirectory(directory, intermediate: true, syncingParents: true)
             }
         } catch let error as DurableStoreError {
             throw error

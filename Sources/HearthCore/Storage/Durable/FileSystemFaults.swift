@@ -33,7 +33,8 @@ public enum FileSystemFaults {
     private static let installed = Atomic<Bool>(false)
     private static let injector = Mutex<(any FileSystemFaultInjector)?>(nil)
 
-    /// Routes every later call to `injector` (tests); `nil` removes it.
+    /// Routes every later call to `injector` (tests); `nil` removes it. One at a time: tests
+    /// that install one must not run concurrently with each other.
     public static func install(_ injector: (any FileSystemFaultInjector)?) {
         self.injector.withLock { $0 = injector }
         installed.store(injector != nil, ordering: .releasing)

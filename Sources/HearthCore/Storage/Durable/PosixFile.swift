@@ -218,14 +218,18 @@ extension PosixFile {
     }
 
     /// Makes a directory, and with `intermediate` its missing parents; an existing
-    /// directory is fine.
-    public static func makeDirectory(_ path: String, intermediate: Bool = false) throws(Failure) {
-        if intermediate {
-            let parent = (path as NSString).deletingLastPathComponent
-            if !parent.isEmpty, parent != path, try kind(parent) == .missing { try makeDirectory(parent, intermediate: true) }
+    /// directory is fine. With `syncingParents`, each directory made is synced into its
+    /// parent (a new directory's entry is the parent's data).
+    public static func makeDirectory(_ path: String, intermediate: Bool = false, syncingParents: Bool = false) throws(Failure) {
+        let parent = (path as NSString).deletingLastPathComponent
+        if intermediate, !parent.isEmpty, parent != path, try kind(parent) == .missing {
+            try makeDirectory(parent, intermediate: true, syncingParents: syncingParents)
         }
         if case .fail(let code)? = FileSystemFaults.check(.makeDirectory, path) { throw Failure(path: path, operation: "create directory", code: code) }
-        if mkdir(path, 0o755) == 0 { return }
+        if mkdir(path, 0o755) == 0 {
+            if syncingParents { try syncDirectory(parent.isEmpty ? "." : parent) }
+            return
+        }
         let code = errno
         if code == EEXIST, try kind(path) == .directory { return }
         throw Failure(path: path, operation: "create directory", code: code)
