@@ -23,9 +23,10 @@ public enum DataImport {
     /// Imports `path`. Documents go to `project` when given, else to the project the export
     /// names (an export's key app; Hearth JSON has none, so `project` is required for it);
     /// the database is the one the export names (its keys' `database_id`), or `database` for
-    /// Hearth JSON. `progress` is called with the running count after each batch.
+    /// Hearth JSON. `progress` is called with the running count after each batch. `batchSize`
+    /// documents go in each commit (tests use small batches to keep small imports multi-batch).
     public static func run(_ path: String, project: String?, database defaultDatabase: String = DatabaseID.defaultDatabase,
-                           databases: (DatabaseID) -> Database,
+                           databases: (DatabaseID) -> Database, batchSize: Int = DataImport.batchSize,
                            progress: ((Int) -> Void)? = nil) throws(FirestoreError) -> Summary {
         let started = Date()
         var summary = Summary()

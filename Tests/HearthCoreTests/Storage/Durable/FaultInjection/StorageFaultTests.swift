@@ -337,7 +337,7 @@ struct StorageFaultTests {
         var error: String?
     }
 
-    @Test("an import into a data directory (3 batches): every call × every fault")
+    @Test("an import into a data directory (3 batches of 10): every call × every fault")
     func importData() throws {
         let workspace = try FaultWorkspace("import")
         defer { workspace.remove() }
@@ -350,24 +350,26 @@ struct StorageFaultTests {
             base = Self.contents(db)
             store.close()
         }
-        let documents = 2 * DataImport.batchSize + DataImport.batchSize / 2
+        // Batches of 10 (the default is 1,000): the same calls per batch, a hundredth of the work.
+        let batchSize = 10
+        let documents = 2 * batchSize + batchSize / 2
         try ExportFolder.replace(workspace.template + "/export", with: [try Self.state(documents, version: 3)])
         // The documents in the order the import reads (and commits) them.
         var order: [(String, String)] = []
         try ExportReader.open(workspace.template + "/export")!.forEach { (d: ExportedDocument) throws(FirestoreError) in order.append((d.path.description, "\(d.fields)")) }
         func afterBatches(_ n: Int) -> [String: String] {
             var out = base
-            for (path, fields) in order.prefix(n * DataImport.batchSize) { out[path] = fields }
+            for (path, fields) in order.prefix(n * batchSize) { out[path] = fields }
             return out
         }
-        let batches = (order.count + DataImport.batchSize - 1) / DataImport.batchSize
+        let batches = (order.count + batchSize - 1) / batchSize
         let enumerator = FaultEnumerator<ImportRun>(operation: "import", template: workspace.template, run: { root, disk in
             let run = ImportRun()
             guard let store = try? DurableStore.open(directory: root + "/data", options: Self.quiet) else { return run }
             run.store = store
             disk.arm()
             do {
-                _ = try DataImport.run(root + "/export", project: nil, databases: { store.database($0, clock: clock) })
+                _ = try DataImport.run(root + "/export", project: nil, databases: { store.database($0, clock: clock) }, batchSize: batchSize)
                 run.succeeded = true
             } catch { run.error = Self.message(error) }
             return run
@@ -396,7 +398,7 @@ struct StorageFaultTests {
             // Stopped part way by the disk: the error says how far it got — the batches
             // recovered, or one fewer when the last one's sync failed after its write.
             if let point, !point.fault.isDeath, whole >= 2 {
-                let told = [whole, whole - 1].map { "The import stopped after \(min($0 * DataImport.batchSize, order.count)) documents" }
+                let told = [whole, whole - 1].map { "The import stopped after \(min($0 * batchSize, order.count)) documents" }
                 guard let message = run.error, told.contains(where: { message.contains($0) }) else {
                     throw FaultEnumerator<ImportRun>.Problem("the error does not say how far the import got: \(run.error ?? "none")")
                 }
