@@ -97,14 +97,14 @@ public final class DurableStore: @unchecked Sendable {
         } catch let error as DurableStoreError {
             throw error
         } catch {
-            throw DurableStoreError("Cannot create the data directory \(directory): \(error)")
+            throw DurableStoreError.io("Cannot create the data directory \(directory): \(error)")
         }
         let lockFile = try lock(directory)
         let opened = Result { () throws(DurableStoreError) -> DurableStore in
             let (recovered, lastSegment, report) = try recover(directory, options: options, started: started)
             let wal: WriteAheadLog
             do throws(FirestoreError) { wal = try WriteAheadLog(directory: directory, segment: lastSegment + 1) } catch {
-                throw DurableStoreError(error.message)
+                throw DurableStoreError.io(error.message)
             }
             for line in report.notices { options.notice(line) }
             return DurableStore(directory: directory, wal: wal, lockFile: lockFile, options: options, recovered: recovered, report: report)
@@ -128,7 +128,7 @@ public final class DurableStore: @unchecked Sendable {
         } catch let error as DurableStoreError {
             throw error
         } catch {
-            throw DurableStoreError("Cannot lock the data directory: \(error)")
+            throw DurableStoreError.io("Cannot lock the data directory: \(error)")
         }
     }
 
@@ -137,7 +137,7 @@ public final class DurableStore: @unchecked Sendable {
     private static func recover(_ directory: String, options: Options, started: Date) throws(DurableStoreError) -> ([DatabaseID: RecoveredDatabase], Int, RecoveryReport) {
         let names: [String]
         do { names = try PosixFile.list(directory) } catch {
-            throw DurableStoreError("Cannot list the data directory \(directory): \(error)")
+            throw DurableStoreError.io("Cannot list the data directory \(directory): \(error)")
         }
         func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
         // A compaction interrupted before its rename left a temporary file: never complete.
@@ -192,7 +192,7 @@ public final class DurableStore: @unchecked Sendable {
                     try f.sync()
                     f.close()
                 } catch {
-                    throw DurableStoreError("Cannot cut the damaged end off \(file): \(error)")
+                    throw DurableStoreError.io("Cannot cut the damaged end off \(file): \(error)")
                 }
             }
             // The previous run wrote nothing to its segment: the new run takes its number

@@ -249,8 +249,8 @@ struct StorageFaultTests {
         }, settle: { run, died in
             if died { run.store?.abandon() } else { run.store?.close() }
         }, check: { root, run, point, powerLost in
-            if let message = run.openError, !message.contains(root + "/data") {
-                throw FaultEnumerator<StartRun>.Problem("start-up's refusal names no file: \(message)")
+            if let message = run.openError, !message.contains(root + "/data") || !message.contains("start Hearth again") {
+                throw FaultEnumerator<StartRun>.Problem("start-up's refusal names no file or nothing to do: \(message)")
             }
             let store: DurableStore
             do { store = try DurableStore.open(directory: root + "/data", options: Self.quiet) } catch {
