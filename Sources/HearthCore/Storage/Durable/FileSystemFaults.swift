@@ -31,13 +31,23 @@ public enum FileSystemFaults {
     }
 
     private static let installed = Atomic<Bool>(false)
-    private static let injector = Mutex<(any FileSystemFaultInjector)?>(nil)
+    private static let injectors = Mutex<[any FileSystemFaultInjector]>([])
 
-    /// Routes every later call to `injector` (tests); `nil` removes it. One at a time: tests
-    /// that install one must not run concurrently with each other.
-    public static func install(_ injector: (any FileSystemFaultInjector)?) {
-        self.injector.withLock { $0 = injector }
-        installed.store(injector != nil, ordering: .releasing)
+    /// Shows every later call to `injector` as well (tests; several may be installed at once,
+    /// each acting on its own paths — the first fault any of them returns applies).
+    public static func install(_ injector: any FileSystemFaultInjector) {
+        injectors.withLock { list in
+            list.append(injector)
+            installed.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Removes an injector `install` added.
+    public static func remove(_ injector: any FileSystemFaultInjector) {
+        injectors.withLock { list in
+            list.removeAll { $0 === injector }
+            installed.store(!list.isEmpty, ordering: .releasing)
+        }
     }
 
     /// The fault for a call about to be made on `path` (`byteCount`: what a write or read
@@ -50,8 +60,10 @@ public enum FileSystemFaults {
 
     @inline(never)
     private static func consult(_ operation: Operation, _ path: String, _ byteCount: Int) -> Fault? {
-        guard let current = injector.withLock({ $0 }) else { return nil }
-        return current.willCall(operation, path: path, byteCount: byteCount)
+        for injector in injectors.withLock({ $0 }) {
+            if let fault = injector.willCall(operation, path: path, byteCount: byteCount) { return fault }
+        }
+        return nil
     }
 }
 

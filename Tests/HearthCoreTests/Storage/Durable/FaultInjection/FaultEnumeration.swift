@@ -57,7 +57,7 @@ struct FaultEnumerator<Outcome> {
         let disk = RecordingDisk(root: counting)
         FileSystemFaults.install(disk)
         let clean = run(counting, disk)
-        FileSystemFaults.install(nil)
+        FileSystemFaults.remove(disk)
         let calls = disk.calls
         tally.calls = calls.count
         settle(clean, false)
@@ -75,7 +75,7 @@ struct FaultEnumerator<Outcome> {
                 let disk = RecordingDisk(root: root, faultAt: index, fault: fault)
                 FileSystemFaults.install(disk)
                 let outcome = run(root, disk)
-                FileSystemFaults.install(nil)
+                FileSystemFaults.remove(disk)
                 settle(outcome, fault.isDeath)
                 if disk.injected == nil {
                     tally.problems.append("\(point): not injected (the operation made other calls this time)")
@@ -101,8 +101,9 @@ struct FaultEnumerator<Outcome> {
     /// Runs a check with a fault-free disk installed: its syncs are skipped (what they would
     /// cover is not looked at any more), so hundreds of points take seconds, not minutes.
     private func checking(_ root: String, _ body: () throws -> String) throws -> String {
-        FileSystemFaults.install(RecordingDisk(root: root))
-        defer { FileSystemFaults.install(nil) }
+        let disk = RecordingDisk(root: root)
+        FileSystemFaults.install(disk)
+        defer { FileSystemFaults.remove(disk) }
         return try body()
     }
 

@@ -3,8 +3,6 @@ import Testing
 @testable import HearthCore
 
 /// Bugs the storage fault enumeration found, each pinned by the smallest case that showed it.
-/// In the enumerations' suite: the seam holds one injector at a time, so every test that
-/// installs one runs serialized with the others.
 extension StorageFaultTests {
 
     @Test("an export whose checksums are valid but whose last record is not an entity is refused before anything is imported")
@@ -58,7 +56,7 @@ extension StorageFaultTests {
         FileSystemFaults.install(disk)
         let store = try DurableStore.open(directory: workspace.template + "/new/data")
         try store.database(Self.id, clock: ManualClock(now: testEpoch)).commit([.set(testPath("c/a"), testFields(["n": .integer(1)]))])
-        FileSystemFaults.install(nil)
+        FileSystemFaults.remove(disk)
         store.abandon()
         disk.losePower()
         let reopened = try DurableStore.open(directory: workspace.template + "/new/data")

@@ -8,9 +8,8 @@ import Testing
 /// time (`FaultEnumerator`). After each: no acknowledged commit is lost, nothing is half
 /// applied, the caller got an error naming the file and the reason, and the directory
 /// either opens with what was acknowledged or refuses with the file and what to do.
-/// Serialized: the fault seam is process-wide (other suites' calls pass it untouched, since
-/// the disk only acts under its own folder).
-@Suite("Storage faults: every file-system call of each operation, failed every way", .serialized)
+/// The tests run in parallel: each recording disk acts only under its own scratch folder.
+@Suite("Storage faults: every file-system call of each operation, failed every way")
 struct StorageFaultTests {
     static let id = DatabaseID(project: "p")
 
