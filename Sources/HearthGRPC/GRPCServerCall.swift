@@ -176,6 +176,19 @@ public final class GRPCServerCall: Sendable {
     /// Ends the call with a status's code and message.
     public func finish(_ status: GRPCStatus) { finish(status.code, message: status.message) }
 
+    /// Ends the call by closing its connection, sending nothing more (an injected
+    /// connection reset or dropped answer, docs/faults.md): the client sees the connection
+    /// die. Later sends and ends are ignored.
+    public func abortConnection() {
+        let ends = progress.withLock { p -> (TimerHandle?, [@Sendable () -> Void]) in
+            guard !p.ended else { return (nil, []) }
+            p.buffer = []
+            return p.end()
+        }
+        stream.closeConnection()
+        runEnd(ends)
+    }
+
     /// The client reset the stream: nothing more is sent.
     func cancel() {
         let ends = progress.withLock { p -> (TimerHandle?, [@Sendable () -> Void]) in

@@ -176,6 +176,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         firestore.ensureActive()
         if source == .cache { return try cachedSnapshot() }
         if firestore.local.isOffline { return try offlineSnapshot(source: source) }
+        try firestore.readFault(.getDocument, [key])
         do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
         noteInCache()
         firestore.local.acknowledgeAll()

@@ -25,6 +25,9 @@ public final class Firestore: @unchecked Sendable {
     /// This instance's pending writes, cache and bundles.
     let local: LocalView
 
+    /// Faults on demand for this instance's operations (docs/faults.md#in-the-embedded-api).
+    public let faults = FirestoreFaults()
+
     /// The data directory this instance's database lives in (`open(directory:)`), held
     /// open until the instance is terminated or released.
     let directory: DataDirectoryLease?
@@ -180,6 +183,15 @@ public final class Firestore: @unchecked Sendable {
     /// records the documents in the cache (by default every document the writes set or
     /// delete).
     func commit(_ writes: [Write], completion: (@Sendable (Error?) -> Void)?, committed: (@Sendable () -> Void)? = nil) {
+        // Injected faults (one atomic load while none is set): retried attempts, or a lost
+        // answer — committed once, then sent again as the SDK resends the batch.
+        switch writeFault(writes) {
+        case .success(false): break
+        case .success(true): _ = try? database.commit(writes, authorize: access.commitAuthorizer(for: database))
+        case .failure(let error):
+            callbackQueue.async { completion?(FirestoreErrorCode(error)) }
+            return
+        }
         local.enqueue(writes, authorize: access.commitAuthorizer(for: database), queue: callbackQueue) { [self] result in
             switch result {
             case .success:
@@ -197,6 +209,11 @@ public final class Firestore: @unchecked Sendable {
         // Offline: queued, and returns once committed (or refused) on reconnection. Kept out
         // of line so the online path below is what it was before offline existed.
         if local.isOffline { return try await commitOffline(writes, committed: committed) }
+        switch writeFault(writes) {
+        case .success(false): break
+        case .success(true): _ = try? database.commit(writes, authorize: access.commitAuthorizer(for: database))
+        case .failure(let error): throw FirestoreErrorCode(error)
+        }
         do {
             let result = try local.commit(writes, authorize: access.commitAuthorizer(for: database))
             if let committed { committed() } else { local.cache.recordWrites(writes) }

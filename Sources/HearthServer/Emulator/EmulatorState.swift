@@ -16,6 +16,9 @@ public final class EmulatorState: Sendable {
     public let requestLog = RequestLog()
     /// The open Listen and Write streams and WebChannel sessions, with their targets.
     public let streams = OpenStreams()
+    /// Faults on demand (HearthCore/Faults, docs/faults.md): the rules every front end
+    /// consults; one atomic load per request while none is set.
+    public let faults = FaultInjector()
     /// Cloud Functions triggers: what the Functions emulator registered and the delivery of
     /// their events (Emulator/Triggers). Sees every commit of every database.
     public let triggers: CloudFunctionsTriggers

@@ -47,12 +47,16 @@ struct FirestoreGRPCService: GRPCService {
                     try RequestSize.check(bytes.count)
                     try rpc(rpcs)(bytes, FirestoreCall(call))
                 }
-            } catch { throw GRPCStatus(error) }
+            } catch {
+                // An injected reset or dropped answer: the connection dies instead of a status.
+                if error.closesConnection { call.abortConnection() }
+                throw GRPCStatus(error)
+            }
         }
     }
 
     func placement(for method: String) -> HandlerPlacement {
-        Self.rpcs[method]?.operation.placement(commitsWaitForDisk: state.commitsWaitForDisk) ?? .pool
+        Self.rpcs[method]?.operation.placement(commitsWaitForDisk: state.commitsWaitForDisk, faultsArmed: state.faults.isArmed) ?? .pool
     }
 
     func streamHandler(for method: String) -> GRPCStreamHandler? {
@@ -179,7 +183,7 @@ struct FirestoreRPCs: Sendable {
     func beginTransaction(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try TransactionMessages.decodeBegin(bytes)
         let database = try ResourceNameFields.database(req.database)
-        let id = try service(database, call).begin(req.mode)
+        let id = try service(database, call).beginTransaction(req.mode)
         try call.send(TransactionMessages.encodeBeginResponse(id))
     }
 

@@ -143,8 +143,8 @@ struct RESTRouter {
 
         /// Its route's operation decides; what matches no route (an error or a 404,
         /// answered at once) runs inline.
-        func placement(commitsWaitForDisk: Bool) -> HandlerPlacement {
-            route?.operation.placement(commitsWaitForDisk: commitsWaitForDisk) ?? .inline
+        func placement(commitsWaitForDisk: Bool, faultsArmed: Bool = false) -> HandlerPlacement {
+            route?.operation.placement(commitsWaitForDisk: commitsWaitForDisk, faultsArmed: faultsArmed) ?? .inline
         }
     }
 

@@ -34,6 +34,12 @@ public final class EmulatorInstance: Sendable {
         store = try Self.openDataDirectory(c)
         state = EmulatorState(indexes: indexes, indexMode: c.indexMode, historyLimit: c.historyLimit, store: store,
                               functionsEmulator: c.functionsEmulator, triggersPaused: c.triggersPaused)
+        for rule in c.faults {
+            do throws(FirestoreError) { try state.faults.add(rule) } catch {
+                store?.close()
+                throw .usage("--fault: \(error.message)")
+            }
+        }
         do {
             if c.singleProjectMode { state.expectOnlyProject(c.project) }
             try applyFirebaseConfig(firebase)

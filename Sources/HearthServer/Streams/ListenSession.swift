@@ -89,6 +89,8 @@ final class ListenSession: StreamSession, @unchecked Sendable {
 
     let state: EmulatorState
     let call: any FirestoreStreamCall
+    /// The same call, for the stream's injected faults.
+    private let faults: FaultStreamCall
     let codec: any ListenCodec
     /// This stream's entry in `state.streams`.
     private let streamID: Int
@@ -106,7 +108,8 @@ final class ListenSession: StreamSession, @unchecked Sendable {
 
     private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec) {
         self.state = state
-        self.call = call
+        faults = FaultStreamCall(call)
+        self.call = faults
         self.codec = codec
         streamID = call.register(.listen, in: state)
     }
@@ -407,6 +410,9 @@ final class ListenSession: StreamSession, @unchecked Sendable {
             state.streams.update(streamID) { $0.database = requested }
         }
         state.streams.update(streamID) { $0.requests += 1 }
+        // A dropped answer: the request is handled, then the stream is cut.
+        let fault = try faults.fault(state, requested, .listen, [])
+        defer { if fault != nil { call.abortConnection() } }
         switch request.change {
         case nil:
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")

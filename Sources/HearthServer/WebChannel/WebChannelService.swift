@@ -136,6 +136,7 @@ final class WebChannelService: Sendable {
             return true
         }
         guard accepted else { throw WebChannelError(503, "The server is stopping.") }
+        session.onAbort = { [weak self] sid in _ = self?.remove(sid) }
         session.start(state: state)
         startJanitor()
         _ = session.forward(offset: offset, messages: messages, acknowledged: nil)

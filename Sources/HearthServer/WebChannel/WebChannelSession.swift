@@ -149,6 +149,29 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         if !wasEnded { inbound?.cancelled() }
     }
 
+    /// An injected reset or dropped answer: the back channel is cut mid-response (its
+    /// connection closes, as a dropped network would) and the session ends, so the client's
+    /// next request with this SID is answered "Unknown SID" and it opens a new channel —
+    /// the SDK's reconnect path.
+    func abortConnection() {
+        lock.lock()
+        let wasEnded = ended
+        ended = true
+        let channel = back
+        back = nil
+        arrays = []
+        retainedBytes = 0
+        let waiters = takeWaitersLocked()
+        lock.unlock()
+        onAbort?(id)
+        channel?.stream.abort()
+        for w in waiters { w() }
+        if !wasEnded { inbound?.cancelled() }
+    }
+
+    /// Set by the service: forgets the session when it is aborted.
+    var onAbort: (@Sendable (String) -> Void)?
+
     /// The callbacks owed once the stream ended or room was freed (run outside the lock).
     private func takeWaitersLocked() -> [@Sendable () -> Void] {
         var out: [@Sendable () -> Void] = []

@@ -103,6 +103,13 @@ public final class HTTPResponseStream: Sendable {
         if runNow { body() }
     }
 
+    /// Cuts the response: the connection closes without ending the body, as a dropped
+    /// network would (an injected fault, docs/faults.md). Idempotent.
+    public func abort() {
+        close()
+        wake()
+    }
+
     /// True once nothing more can be written (closed or finished).
     public var isClosed: Bool { state.withLock { $0.closed || $0.finished } }
 

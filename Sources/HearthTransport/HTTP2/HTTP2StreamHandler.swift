@@ -60,6 +60,13 @@ public final class HTTP2ServerStream: Sendable {
         connection.perform { (state: inout HTTP2ConnectionState) in state.reset(id, code) }
     }
 
+    /// Closes the whole connection at once, without GOAWAY (an injected fault,
+    /// docs/faults.md): every stream on it is cut, as when the network drops.
+    public func closeConnection() {
+        let connection = connection
+        if connection.loop.inEventLoop { connection.connection.close() } else { connection.loop.execute { connection.connection.close() } }
+    }
+
     /// Response bytes queued and not yet written (flow control), for back-pressure.
     public var queuedBytes: Int { connection.read { $0.queuedBytes(id) } }
 

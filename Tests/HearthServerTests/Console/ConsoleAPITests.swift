@@ -208,6 +208,24 @@ import Testing
         }
     }
 
+    /// The Faults panel's calls: every active fault with its counts, and clear-all; the
+    /// console's own reads and writes are never faulted, so it works while faults are set.
+    @Test func faultsAreListedAndClearedAndNeverHitTheConsole() throws {
+        try withConsole { c, emulator, state in
+            try state.faults.add(try FaultRule.parse(spec: "error=UNAVAILABLE,always"))
+            try state.faults.add(try FaultRule.parse(spec: "project=p,method=Listen,dropAfter=2,times=3"))
+            let listed = try #require(c.request("GET", "/api/faults")?.json?["faults"]?.arrayValue)
+            #expect(listed.count == 2)
+            #expect(listed[1]["method"] == .string("Listen") && listed[1]["remaining"] == .int(3) && listed[1]["fired"] == .int(0))
+            #expect(c.request("PUT", "/api/document?database=\(Self.dbParam)&path=f/1", body: #"{"fields":{}}"#, headers: Self.write)?.status == 200)
+            #expect(c.request("GET", "/api/document?database=\(Self.dbParam)&path=f/1")?.status == 200)
+            #expect(try RawHTTPClient(port: emulator.port).request("GET", "\(docs)/f/1")?.status == 503)
+            #expect(c.request("DELETE", "/api/faults")?.status != 200)  // changes need the console's header
+            #expect(c.request("DELETE", "/api/faults", headers: Self.write)?.json?["faults"] == .array([]))
+            #expect(!state.faults.isArmed)
+        }
+    }
+
     @Test func eventsStreamRequestsAndChangesWhileAConsoleListens() throws {
         try withConsole { c, emulator, state in
             #expect(!state.requestLog.isObserved)

@@ -1,3 +1,4 @@
+import HearthLock
 import Synchronization
 
 /// The seam every file-system call of the data directory, exports and imports passes
@@ -31,7 +32,7 @@ public enum FileSystemFaults {
     }
 
     private static let installed = Atomic<Bool>(false)
-    private static let injectors = Mutex<[any FileSystemFaultInjector]>([])
+    private static let injectors = HearthMutex<[any FileSystemFaultInjector]>([])
 
     /// Shows every later call to `injector` as well (tests; several may be installed at once,
     /// each acting on its own paths — the first fault any of them returns applies).
