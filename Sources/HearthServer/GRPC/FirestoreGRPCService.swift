@@ -163,6 +163,7 @@ struct FirestoreRPCs: Sendable {
         let req = try ReadRequestMessages.decodeBatchGet(bytes)
         let database = try ResourceNameFields.database(req.database)
         var paths: [ResourcePath] = []
+        paths.reserveCapacity(req.documents.count)
         for (i, name) in req.documents.enumerated() {
             let (db, path) = try ResourceNameFields.document(name)
             guard db == database else {
