@@ -230,8 +230,9 @@ struct DocumentService {
             began = txn
         case .current, .readTime: break
         }
-        var seen = Set<ResourcePath>()
+        var seen = Set<ResourcePath>(minimumCapacity: paths.count)
         var results: [(ResourcePath, Document?)] = []
+        results.reserveCapacity(paths.count)
         for path in paths where seen.insert(path).inserted {
             let doc: Document?
             if let txn { doc = try db.document(path, transaction: txn) }
