@@ -89,6 +89,7 @@ var repeats = 0
 var historyLimit: Int? = HistoryBenchmark.defaultLimitMiB
 var updates = 1_200_000
 var listenOnly = false
+var insertOnly = false
 var onlyWorkload: String?
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
@@ -106,10 +107,11 @@ while let arg = args.popFirst() {
         historyLimit = v == "none" ? nil : Int(v) ?? historyLimit
     case "--history": break
     case "--listen": listenOnly = true
+    case "--insert-only": insertOnly = true
     case "--only": onlyWorkload = args.popFirst()
     case "-h", "--help":
         print("""
-            usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)
+            usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K] [--insert-only]   (default: N = 10000 and 100000, seed 42)
                    hearth-bench --listen [--only WORKLOAD] [--json]   (the listener workloads only, or one of them)
                    hearth-bench --rules | --rest | --triggers [PORT]
                    hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
@@ -134,8 +136,8 @@ FileHandle.standardError.write("note: debug build; measure with `swift run -c re
 #endif
 
 for n in sizes {
-    let measured = listenOnly ? [] : try await EmbeddedBenchmark.run(n: n, seed: seed, repeats: repeats)
-    for m in measured + (n == sizes[0] ? try await listenerBench(only: onlyWorkload) : []) {
+    let measured = listenOnly ? [] : try await EmbeddedBenchmark.run(n: n, seed: seed, repeats: repeats, insertOnly: insertOnly)
+    for m in measured + (n == sizes[0] && !insertOnly ? try await listenerBench(only: onlyWorkload) : []) {
         if json {
             var fields = ["\"workload\": \"\(m.workload)\"", "\"n\": \(m.n)", "\"ops\": \(m.ops)",
                           "\"seconds\": \(m.seconds)", "\"ops_per_s\": \(Int(m.opsPerSecond))"]
