@@ -48,6 +48,9 @@ public final class EmulatorInstance: Sendable {
             try loadSeed()
             try loadDocumentedApps()
             for project in c.projects { try setUp(project) }
+            // Every index setting is known now: a data directory's databases that nothing
+            // above touched build their declared indexes here, before the server listens.
+            state.configureOpenDatabases()
         } catch {
             store?.close()
             throw error

@@ -23,6 +23,7 @@ struct ServerBenchmarkOptions {
     var shapes: [(connections: Int, streams: Int)] = [(1, 1), (4, 8)]
     var listenStreams = 1_000
     var listenCommits = 20
+    var listenWebChannel = 0
     var hearthArguments: [String] = []
     /// Hearth listens on this port, the floor on the next (0: ports the kernel picks).
     var ports = 0
@@ -34,6 +35,7 @@ struct ServerBenchmarkOptions {
                                      [--seconds D] [--warm-up W] [--rounds R] [--documents N]
                                      [--only get,batchget,query-eq,query-range,commit-incr,commit-set,rest-get,listen]
                                      [--shapes 1x1,4x8] [--listen-streams S] [--listen-commits K]
+                                     [--listen-webchannel W]
                                      [--hearth-arg ARG]... [--ports P] [--no-floor] [--no-malloc-count]
           Starts `hearth serve` from this build (use a release build), seeds N workload documents
           (default 20000: ~200 match the equality query), checks every request kind's answer and
@@ -42,13 +44,16 @@ struct ServerBenchmarkOptions {
           (default 2). --compare / --compare-official run the same against the other server
           (the official emulator on 127.0.0.1:P, default 8090), interleaved, and print ratios.
           The Listen fan-out opens S Listen streams (default 1000) on one document and times
-          K commits (default 20) reaching every stream.
+          K commits (default 20) reaching every stream; with W WebChannel Listen sessions
+          (default 0) on the same document too. With 1,000 receivers or more it also reports
+          the server's memory per stream and session and its CPU over 10 s of idling.
           The floor (unless --no-floor; needs nghttpd, nghttp2-server) is `nghttpd --no-tls`
           answering every workload with a fixed file of the size of Hearth's answer, timed in
           the same interleaving: CPU per request of a bare HTTP/2 server, and Hearth ÷ floor.
           Allocations per request (unless --no-malloc-count; needs cc) are counted in Hearth
           and the floor by a preloaded counter. --ports P: Hearth on P, the floor on P+1
           (default: free ports).
+          Ten thousand listeners: --only listen --listen-streams 10000 --listen-webchannel 1000
         """
 
     init(_ args: [String]) throws {
@@ -74,6 +79,7 @@ struct ServerBenchmarkOptions {
             case "--documents": documents = Int(try number(flag))
             case "--listen-streams": listenStreams = Int(try number(flag))
             case "--listen-commits": listenCommits = Int(try number(flag))
+            case "--listen-webchannel": listenWebChannel = Int(try number(flag))
             case "--hearth-arg": hearthArguments.append(try value(flag))
             case "--ports": ports = Int(try number(flag))
             case "--no-floor": floor = false
@@ -83,7 +89,7 @@ struct ServerBenchmarkOptions {
                 only = []
                 listenStreams = 0
                 for name in names {
-                    if name == "listen" { listenStreams = 1_000; continue }
+                    if name == "listen" { listenStreams = max(listenStreams, 1_000); continue }
                     guard let kind = ServerWorkload.Kind.allCases.first(where: { $0.flag == name }) else {
                         throw BenchError("--only: unknown workload '\(name)'")
                     }
@@ -344,9 +350,10 @@ enum ServerBenchmark {
         var errors: [String: String] = [:]
         guard options.listenStreams > 0 else { return (fanouts, errors) }
         for server in servers {
-            progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenCommits) commits")
+            progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenWebChannel) WebChannel sessions, \(options.listenCommits) commits")
             do {
-                let r = try ListenFanout.run(on: server, streams: options.listenStreams, commits: options.listenCommits, progress: progress)
+                let r = try ListenFanout.run(on: server, streams: options.listenStreams, webChannel: options.listenWebChannel,
+                                             commits: options.listenCommits, progress: progress)
                 fanouts[server.label] = r
                 progress(String(format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d missing, CPU %@ a commit", r.p50, r.p99, r.max, r.missing,
                                 Self.milliseconds(r.cpuPerCommit) as NSString))
@@ -444,12 +451,18 @@ enum ServerBenchmark {
         }
         if options.listenStreams > 0 {
             print("")
-            print("Listen fan-out: \(options.listenStreams) open Listen streams on one document, \(options.listenCommits) commits; time from sending a commit to each stream's DocumentChange")
+            print("Listen fan-out: \(options.listenStreams) open Listen streams" + (options.listenWebChannel > 0 ? " and \(options.listenWebChannel) WebChannel sessions" : "")
+                  + " on one document, \(options.listenCommits) commits; time from sending a commit to each stream's DocumentChange")
             for s in servers {
                 if let r = fanouts[s.label] {
                     print(String(format: "  %-8@ p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  %d of %d deliveries missing; server CPU %@ a commit",
-                                 s.label as NSString, r.p50, r.p99, r.max, r.missing, r.streams * r.commits,
+                                 s.label as NSString, r.p50, r.p99, r.max, r.missing, (r.streams + r.webChannelSessions) * r.commits,
                                  Self.milliseconds(r.cpuPerCommit) as NSString))
+                    var memory: [String] = []
+                    if let b = r.bytesPerStream { memory.append(String(format: "%.1f KiB per gRPC stream", b / 1024)) }
+                    if let b = r.bytesPerSession { memory.append(String(format: "%.1f KiB per WebChannel session", b / 1024)) }
+                    if let idle = r.idleCPU { memory.append(String(format: "idle CPU over 10 s %.2f%% of a core", idle * 100)) }
+                    if !memory.isEmpty { print("           server: " + memory.joined(separator: ", ")) }
                 } else {
                     print("  \(s.label.padding(toLength: 8, withPad: " ", startingAt: 0)) failed: \(fanoutErrors[s.label] ?? "?")")
                 }

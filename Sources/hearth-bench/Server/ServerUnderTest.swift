@@ -86,6 +86,11 @@ final class ServerUnderTest: Sendable {
         throw BenchError("hearth serve did not start within 30 s (log: \(log))")
     }
 
+    /// A `hearth serve` the caller started (in process group `group`) and saw ready on `port`.
+    static func started(label: String, port: Int, group: pid_t, log: String) -> ServerUnderTest {
+        ServerUnderTest(label: label, host: "127.0.0.1", port: port, group: group, log: log)
+    }
+
     /// The official emulator (`gcloud emulators firestore start`) on `port`.
     static func official(port: Int) throws -> ServerUnderTest {
         guard let gcloud = ChildProcess.which("gcloud") else { throw BenchError("gcloud is not installed") }
@@ -137,6 +142,13 @@ final class ServerUnderTest: Sendable {
             if parts.count >= 2, let kb = Int(parts[1]) { return kb * 1024 }
         }
         return nil
+    }
+
+    /// The server's peak resident memory so far (VmHWM), in bytes.
+    func peakResidentBytes() -> Int? {
+        guard let pid else { return nil }
+        let peak = ProcessMemory.of(pid).peak
+        return peak > 0 ? peak : nil
     }
 
     /// Stops the server if the benchmark started it.
@@ -255,7 +267,7 @@ enum HTTPProbe {
 
     /// One request on a fresh connection (`Connection: close`): status and body.
     static func request(host: String, port: Int, method: String, path: String, body: String? = nil,
-                        timeout: Int = 30) throws -> (status: Int, body: [UInt8]) {
+                        contentType: String = "application/json", timeout: Int = 30) throws -> (status: Int, body: [UInt8]) {
         let fd = try connectTCP(host: host, port: port)
         defer { close(fd) }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
@@ -263,7 +275,7 @@ enum HTTPProbe {
         let payload = Array((body ?? "").utf8)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         head += "Authorization: Bearer owner\r\n"
-        if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n" }
+        if body != nil { head += "Content-Type: \(contentType)\r\nContent-Length: \(payload.count)\r\n" }
         let request = Array((head + "\r\n").utf8) + payload
         var sent = 0
         while sent < request.count {
