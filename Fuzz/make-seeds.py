@@ -157,15 +157,15 @@ write_update = msg(1, document) + msg(3, field(1, 2, "int"), field(1, 2, "map.k"
 write_transform = msg(6, field(1, 2, DOC), msg(2, field(1, 2, "n"), msg(3, field(2, 0, 1))), msg(2, field(1, 2, "t"), field(2, 0, 1)))
 write_delete = field(2, 2, DOC) + msg(4, msg(2, field(1, 0, 1)))
 query = (msg(2, field(2, 2, "c"), field(3, 0, 1))
-         + msg(3, msg(1, msg(2, msg(1, field(2, 2, "int")), field(2, 0, 5), msg(3, field(2, 0, 1)))))
+         + msg(3, msg(2, msg(1, field(2, 2, "int")), field(2, 0, 5), msg(3, field(2, 0, 1))))
          + msg(4, msg(1, field(2, 2, "int")), field(2, 0, 2))
          + msg(7, msg(1, field(2, 0, 1)), field(2, 0, 1)) + msg(8, msg(1, field(2, 0, 9)))
          + field(6, 0, 1) + msg(5, field(1, 0, 10)))
-composite = msg(2, field(2, 2, "c")) + msg(3, msg(2, field(1, 0, 2), msg(3, msg(3, field(1, 0, 3), msg(1, field(2, 2, "a"))))))
+composite = msg(2, field(2, 2, "c")) + msg(3, msg(1, field(1, 0, 2), msg(2, msg(3, field(1, 0, 3), msg(2, field(2, 2, "a"))))))
 samples = {
     0: field(1, 2, DOC) + msg(2, field(1, 2, "a")),
     1: field(1, 2, DB + "/documents") + field(2, 2, "c") + field(3, 2, "id") + msg(4, fields_entries()),
-    2: msg(1, document) + msg(2, field(1, 2, "int")) + msg(4, msg(2, msg(1, field(1, 0, 5)))),
+    2: msg(1, document) + msg(2, field(1, 2, "int")) + msg(4, msg(2, field(1, 0, 5))),
     3: field(1, 2, DOC) + msg(2, field(1, 0, 1)),
     4: field(1, 2, DB + "/documents") + field(2, 2, "c") + field(3, 0, 2) + field(4, 2, "b2Zmc2V0OjI=") + field(6, 2, "int desc"),
     5: field(1, 2, DB + "/documents") + field(2, 0, 10) + field(3, 2, "b2Zmc2V0OjE="),
@@ -183,7 +183,7 @@ samples = {
     14: field(1, 2, DB) + field(2, 2, b"tx"),
     15: field(1, 2, DB) + msg(2, write_update) + msg(2, write_transform) + field(3, 2, b"tx"),
     16: field(1, 2, DB) + field(2, 2, "s") + msg(3, write_update) + field(4, 2, b"token"),
-    17: struct.pack(">q", 1700000000123456),
+    17: struct.pack(">qI", 1700000000, 123456),
     18: msg(6, msg(1, field(1, 2, "k"), msg(2, value("array")))),
 }
 for selector, body in samples.items():

@@ -9,8 +9,15 @@
 # Each target starts from its committed seeds (Fuzz/corpus/<target>) and the corpus earlier
 # runs on this machine grew (.build/fuzz/corpus/<target>, kept between runs), with its
 # dictionary when there is one (Fuzz/dict/<target>.dict). Limits, as the fuzzing policy
-# sets them: an input running over 1 s is a hang, one using over 256 MiB a blow-up.
-# Findings (crash-*, timeout-*, oom-*, leak-* files) land in .build/fuzz/findings/<target>/.
+# sets them: an input using over 1 s of CPU is a hang, one using over 256 MiB a blow-up.
+# libFuzzer's -timeout is wall-clock time, which on a loaded machine (a thread handoff can
+# wait a second for a core) flags inputs that do little work; so libFuzzer stops only past
+# FUZZ_TIMEOUT (default 10) wall seconds and keeps every input over 1 wall second
+# (-report_slow_units=1), and each such input is then run again alone and counts as a hang
+# only when that run takes over 1 s of CPU (user + system, GNU time); the others are moved
+# to findings/<target>/load/ and reported as "slow under load".
+# Findings (crash-*, timeout-*, oom-*, leak-*, slow-unit-* files) land in
+# .build/fuzz/findings/<target>/.
 # Progress: one line per target as it ends, then a summary table; every run's figures are
 # also added to .build/fuzz/ledger.tsv (the totals per target over all runs are printed).
 # Exit status 1 when any target found something.
@@ -51,18 +58,19 @@ for t in "${targets[@]}"; do
     extra=()
     [ -n "${FUZZ_SEED:-}" ] && extra+=("-seed=$FUZZ_SEED")
     [ -f "Fuzz/dict/$t.dict" ] && extra+=("-dict=Fuzz/dict/$t.dict")
-    before=$(ls "$findings" | wc -l)
+    before=$(find "$findings" -maxdepth 1 -type f | wc -l)
     log=$root/logs/$t.log
     printf '%-18s %4ss ... ' "$t" "$seconds"
     # CPU time from GNU time when present (user+system seconds), else wall time.
     timing=$root/logs/$t.time
     start=$(date +%s)
+    touch "$timing.start"
     if [ -x /usr/bin/time ]; then
-        HEARTH_FUZZ_TARGET=$t /usr/bin/time -f '%U %S' -o "$timing" "$binary" -max_total_time="$seconds" -timeout=1 \
-            -rss_limit_mb=256 -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix="$findings/" "${extra[@]}" \
+        HEARTH_FUZZ_TARGET=$t /usr/bin/time -f '%U %S' -o "$timing" "$binary" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" \
+            -report_slow_units=1 -rss_limit_mb=256 -malloc_limit_mb=256 -print_final_stats=1 -artifact_prefix="$findings/" "${extra[@]}" \
             "$work" "${seeds[@]}" >"$log" 2>&1
     else
-        HEARTH_FUZZ_TARGET=$t "$binary" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=256 -malloc_limit_mb=256 \
+        HEARTH_FUZZ_TARGET=$t "$binary" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -report_slow_units=1 -rss_limit_mb=256 -malloc_limit_mb=256 \
             -print_final_stats=1 -artifact_prefix="$findings/" "${extra[@]}" "$work" "${seeds[@]}" >"$log" 2>&1
         echo "$(( $(date +%s) - start )) 0" >"$timing"
     fi
@@ -71,12 +79,22 @@ for t in "${targets[@]}"; do
     execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
     cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "/" $4}')
     corpus=$(ls "$work" | wc -l)
-    after=$(ls "$findings" | wc -l)
+    # Slow inputs and wall-clock timeouts: a hang only when one run alone takes > 1 s of CPU.
+    slow_load=0
+    if [ -x /usr/bin/time ]; then
+        for f in $(find "$findings" -maxdepth 1 -type f \( -name 'slow-unit-*' -o -name 'timeout-*' \) -newer "$timing.start"); do
+            HEARTH_FUZZ_TARGET=$t /usr/bin/time -f '%U %S' -o "$timing.one" "$binary" -runs=1 -timeout=600 "$f" >/dev/null 2>&1
+            one=$(awk 'NR==1 {print ($1 + $2 > 1) ? "hang" : "load"}' "$timing.one")
+            if [ "$one" = load ]; then mkdir -p "$findings/load"; mv "$f" "$findings/load/"; slow_load=$((slow_load + 1)); fi
+        done
+    fi
+    after=$(find "$findings" -maxdepth 1 -type f | wc -l)
     new=$((after - before))
     [ "$new" -gt 0 ] && found=1
     note=""
     [ "$new" -gt 0 ] && note="FOUND $new: $(ls -t "$findings" | head -"$new" | tr '\n' ' ')"
-    [ "$new" -eq 0 ] && [ "$status" -ne 0 ] && note="exit $status (see $log)"
+    [ "$new" -eq 0 ] && [ "$status" -ne 0 ] && [ "$slow_load" -eq 0 ] && note="exit $status (see $log)"
+    [ "$slow_load" -gt 0 ] && note="$note ($slow_load slow under load only: findings/$t/load/)"
     echo "cpu ${cpu}s, ${execs:-0} execs, cov/ft ${cov:-?}, corpus $corpus $note"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${cpu:-0}" "${execs:-0}" "${cov:-?}" "$new" >>"$ledger"
     summary+=("$(printf '%-18s %7s %11s %13s %8s' "$t" "${cpu:-0}" "${execs:-0}" "${cov:-?}" "$new")")

@@ -61,17 +61,52 @@ import HearthTransport
             handler = RequestHandler(state: state, webChannel: WebChannelService(state: state))
         }
 
-        public func send(method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]) -> Int {
+        /// The response's status and body size (status 0: a request this target does not send).
+        public func send(method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]) -> (status: Int, bodyCount: Int) {
             let request = HTTPRequest(method: method, target: target, headers: headers, body: body)
-            guard WebChannelService.kind(of: request.path) == nil, request.path != "/shutdown" else { return 0 }
+            guard WebChannelService.kind(of: request.path) == nil, request.path != "/shutdown" else { return (0, 0) }
             if request.path.hasPrefix("/emulator/") {
-                guard let path = PercentDecoding.decode(request.path) else { return 0 }
+                guard let path = PercentDecoding.decode(request.path) else { return (0, 0) }
                 let harmless = [":securityRules", ":ruleCoverage", ":snapshot", ":restore", "/clock"].contains { path.hasSuffix($0) }
                     || (method == "DELETE" && path.contains("/documents"))
-                guard harmless else { return 0 }
+                guard harmless else { return (0, 0) }
             }
             let response = handler.handle(request, rest: nil, stop: {})
-            return response.status + response.body.count
+            return (response.status, response.body.count)
+        }
+    }
+
+    /// The `rest` target's input: up to 6 requests separated by NUL bytes, run in turn on
+    /// one `RequestSequence` (so a write can be read, queried and listed by the next). Each
+    /// request is `METHOD target\n`, header lines `name: value\n`, an empty line, the body.
+    /// Returns each request's status (0: not sent).
+    public static func restSequence(_ data: [UInt8]) -> [Int] {
+        var parts: [ArraySlice<UInt8>] = []
+        var rest = data[...]
+        while parts.count < 5, let nul = rest.firstIndex(of: 0) {
+            parts.append(rest[..<nul])
+            rest = rest[(nul + 1)...]
+        }
+        parts.append(rest)
+        let sequence = RequestSequence()
+        return parts.map { part -> Int in
+            let text = String(decoding: part, as: UTF8.self)
+            let head: Substring, body: Substring
+            if let blank = text.range(of: "\n\n") {
+                head = text[..<blank.lowerBound]
+                body = text[blank.upperBound...]
+            } else {
+                head = text[...]
+                body = ""
+            }
+            let lines = head.split(separator: "\n", omittingEmptySubsequences: false)
+            let requestLine = lines[0].split(separator: " ", maxSplits: 1)
+            guard requestLine.count == 2 else { return 0 }
+            let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (line[..<colon].lowercased(), String(line[line.index(after: colon)...].drop { $0 == " " }))
+            }
+            return sequence.send(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, body: Array(body.utf8)).status
         }
     }
 

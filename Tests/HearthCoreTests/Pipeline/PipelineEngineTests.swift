@@ -195,6 +195,18 @@ import Testing
         #expect(try Self.eval(Self.f("string_index_of", Self.s("héllo"), Self.s("l"))) == .integer(2))
     }
 
+    /// Found by the `rest` fuzz target (Fuzz/regressions/rest/string-repeat-*): a count near
+    /// Int64.max overflowed the size check (a trap: the server died on one request), and an
+    /// empty value with a huge count looped that many times (a worker held for ever).
+    @Test func stringRepeatBoundsHugeCounts() throws {
+        #expect(try Self.eval(Self.f("string_repeat", Self.s("ab"), Self.i(3))) == .string("ababab"))
+        #expect(throws: FirestoreError.self) { try Self.eval(Self.f("string_repeat", Self.s("ab"), Self.i(.max))) }
+        #expect(throws: FirestoreError.self) { try Self.eval(Self.f("string_repeat", Self.c(.bytes(Data([1, 2]))), Self.i(.max / 2 + 1))) }
+        #expect(try Self.eval(Self.f("string_repeat", Self.s(""), Self.i(.max))) == .string(""))
+        #expect(try Self.eval(Self.f("string_repeat", Self.c(.bytes(Data())), Self.i(.max))) == .bytes(Data()))
+        #expect(try Self.eval(Self.f("string_repeat", Self.c(.bytes(Data([7]))), Self.i(2))) == .bytes(Data([7, 7])))
+    }
+
     @Test func arraysAndMaps() throws {
         let a = Self.c(.array([.integer(3), .integer(1), .integer(2)]))
         #expect(try Self.eval(Self.f("array_get", a, Self.i(-1))) == .integer(2))

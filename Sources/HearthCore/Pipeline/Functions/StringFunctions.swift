@@ -91,13 +91,18 @@ extension PipelineFunctions {
             let n = try c.integer(args[1])
             guard n >= 0 else { throw c.typeError("expects a non-negative repetition count, but got \(n)") }
             switch args[0] {
+            // The size is checked without overflow (a count near Int64.max trapped), and an
+            // empty value repeated is empty whatever the count (repeating it looped `n` times:
+            // a request could hold a worker for ever). So the loop is bounded by the 1 MiB.
             case .string(let s):
-                guard Int64(s.utf8.count) * n <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
-                return .string(String(repeating: s, count: Int(n)))
+                let (size, overflow) = Int64(s.utf8.count).multipliedReportingOverflow(by: n)
+                guard !overflow, size <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
+                return .string(s.isEmpty ? "" : String(repeating: s, count: Int(n)))
             case .bytes(let d):
-                guard Int64(d.count) * n <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
+                let (size, overflow) = Int64(d.count).multipliedReportingOverflow(by: n)
+                guard !overflow, size <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
                 var out = Data()
-                for _ in 0..<n { out.append(d) }
+                if !d.isEmpty { for _ in 0..<n { out.append(d) } }
                 return .bytes(out)
             case let v: throw c.expect(v, "a string or bytes")
             }
