@@ -195,7 +195,7 @@ import Testing
         #expect(try Self.eval(Self.f("string_index_of", Self.s("héllo"), Self.s("l"))) == .integer(2))
     }
 
-    /// Found by the `rest` fuzz target (Fuzz/regressions/rest/string-repeat-*): a count near
+    /// Reproduced through the `rest` fuzz target (Fuzz/regressions/rest/string-repeat-*): a count near
     /// Int64.max overflowed the size check (a trap: the server died on one request), and an
     /// empty value with a huge count looped that many times (a worker held for ever).
     @Test func stringRepeatBoundsHugeCounts() throws {

@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    /// Found by the `rest` fuzz target: `string_repeat` with a count near Int64.max trapped
+    /// Reproduced through the `rest` fuzz target: `string_repeat` with a count near Int64.max trapped
     /// on an overflow (the process died), and with an empty string looped that many times.
     /// Now the first is production's 400 and the second an empty string, at once.
     @Test func stringRepeatRegressions() {
