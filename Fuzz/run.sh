@@ -16,6 +16,10 @@
 # (-report_slow_units=1), and each such input is then run again alone and counts as a hang
 # only when that run takes over 1 s of CPU (user + system, GNU time); the others are moved
 # to findings/<target>/load/ and reported as "slow under load".
+# The same for memory: libFuzzer's -rss_limit_mb counts the whole process, which grows with
+# AddressSanitizer's quarantine of freed memory (256 MiB by default) over many inputs; the
+# quarantine is kept at 32 MiB (ASAN_OPTIONS), and an oom-* input is re-run alone and counts
+# only when that run's peak RSS passes 256 MiB (else it goes to load/ too).
 # Findings (crash-*, timeout-*, oom-*, leak-*, slow-unit-* files) land in
 # .build/fuzz/findings/<target>/.
 # Progress: one line per target as it ends, then a summary table; every run's figures are
@@ -46,6 +50,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 mkdir -p "$root/logs"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=32}
 ledger=$root/ledger.tsv
 summary=()
 found=0
@@ -87,6 +92,10 @@ for t in "${targets[@]}"; do
             one=$(awk 'NR==1 {print ($1 + $2 > 1) ? "hang" : "load"}' "$timing.one")
             if [ "$one" = load ]; then mkdir -p "$findings/load"; mv "$f" "$findings/load/"; slow_load=$((slow_load + 1)); fi
         done
+        for f in $(find "$findings" -maxdepth 1 -type f -name 'oom-*' -newer "$timing.start"); do
+            HEARTH_FUZZ_TARGET=$t /usr/bin/time -f '%M' -o "$timing.one" "$binary" -runs=1 -rss_limit_mb=4096 "$f" >/dev/null 2>&1
+            if [ "$(tail -1 "$timing.one")" -le $((256 * 1024)) ]; then mkdir -p "$findings/load"; mv "$f" "$findings/load/"; slow_load=$((slow_load + 1)); fi
+        done
     fi
     after=$(find "$findings" -maxdepth 1 -type f | wc -l)
     new=$((after - before))
@@ -94,7 +103,7 @@ for t in "${targets[@]}"; do
     note=""
     [ "$new" -gt 0 ] && note="FOUND $new: $(ls -t "$findings" | head -"$new" | tr '\n' ' ')"
     [ "$new" -eq 0 ] && [ "$status" -ne 0 ] && [ "$slow_load" -eq 0 ] && note="exit $status (see $log)"
-    [ "$slow_load" -gt 0 ] && note="$note ($slow_load slow under load only: findings/$t/load/)"
+    [ "$slow_load" -gt 0 ] && note="$note ($slow_load slow or big under load only, not alone: findings/$t/load/)"
     echo "cpu ${cpu}s, ${execs:-0} execs, cov/ft ${cov:-?}, corpus $corpus $note"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${cpu:-0}" "${execs:-0}" "${cov:-?}" "$new" >>"$ledger"
     summary+=("$(printf '%-18s %7s %11s %13s %8s' "$t" "${cpu:-0}" "${execs:-0}" "${cov:-?}" "$new")")
