@@ -17,12 +17,13 @@ scratch=.build/fuzz
 swift build -c "$config" --scratch-path "$scratch" --target HearthServer -Xswiftc -sanitize=fuzzer,address
 bin=$(swift build -c "$config" --scratch-path "$scratch" --show-bin-path)
 objects=()
-for module in HearthProtobuf HearthCore HearthRules HearthTransport HearthGRPC HearthServer CHearthEpoll; do
+for module in HearthLock CHearthSanitizers HearthProtobuf HearthCore HearthRules HearthTransport HearthGRPC HearthServer CHearthEpoll; do
     while IFS= read -r o; do objects+=("$o"); done < <(find "$bin/$module.build" -name '*.o' | sort)
 done
 optimise=-O
 [ "$config" = debug ] && optimise=-Onone
 swiftc $optimise -sanitize=fuzzer,address -parse-as-library -module-name HearthFuzz \
     -I "$bin/Modules" -I "$bin" -Xcc -fmodule-map-file="$bin/CHearthEpoll.build/module.modulemap" -Xcc -I -Xcc Sources/CHearthEpoll/include \
+    -Xcc -fmodule-map-file="$bin/CHearthSanitizers.build/module.modulemap" -Xcc -I -Xcc Sources/CHearthSanitizers/include \
     Fuzz/Targets/*.swift "${objects[@]}" -o "$scratch/hearth-fuzz"
 echo "built $scratch/hearth-fuzz ($config)"
