@@ -134,26 +134,15 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     }
 
     /// The client ended the channel (`TYPE=terminate`), or it expired: the stream stops.
-    func terminate() {
-        lock.lock()
-        let wasEnded = ended
-        ended = true
-        let channel = back
-        back = nil
-        arrays = []
-        retainedBytes = 0
-        let waiters = takeWaitersLocked()
-        lock.unlock()
-        channel?.stream.finish()
-        for w in waiters { w() }
-        if !wasEnded { inbound?.cancelled() }
-    }
+    func terminate() { end(aborting: false) }
 
     /// An injected reset or dropped answer: the back channel is cut mid-response (its
     /// connection closes, as a dropped network would) and the session ends, so the client's
     /// next request with this SID is answered "Unknown SID" and it opens a new channel —
     /// the SDK's reconnect path.
-    func abortConnection() {
+    func abortConnection() { end(aborting: true) }
+
+    private func end(aborting: Bool) {
         lock.lock()
         let wasEnded = ended
         ended = true
@@ -163,8 +152,12 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         retainedBytes = 0
         let waiters = takeWaitersLocked()
         lock.unlock()
-        onAbort?(id)
-        channel?.stream.abort()
+        if aborting {
+            onAbort?(id)
+            channel?.stream.abort()
+        } else {
+            channel?.stream.finish()
+        }
         for w in waiters { w() }
         if !wasEnded { inbound?.cancelled() }
     }

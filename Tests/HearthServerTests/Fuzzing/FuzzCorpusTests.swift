@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 @_spi(Fuzzing) import HearthGRPC
 @_spi(Fuzzing) import HearthServer
@@ -7,23 +8,9 @@ import Testing
 /// committed inputs: the seeds and every finding kept as a regression vector
 /// (`Fuzz/regressions/`). A decoder that traps fails the whole test run.
 @Suite struct ServerFuzzCorpusTests {
-    static func inputs(_ target: String) -> [[UInt8]] {
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        var out: [[UInt8]] = []
-        for folder in ["Fuzz/corpus/", "Fuzz/regressions/"] {
-            let dir = repo.appendingPathComponent(folder + target)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-            for name in names.sorted() {
-                if let data = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) { out.append(Array(data)) }
-            }
-        }
-        return out
-    }
-
     @Test(arguments: ["grpc-framing", "gzip", "protobuf", "webchannel", "request-texts", "rest"])
     func committedInputs(_ target: String) {
-        let inputs = Self.inputs(target)
+        let inputs = FuzzInputs.of(target)
         #expect(inputs.count >= 3, "the seeds of \(target) are missing")
         for input in inputs {
             switch target {
@@ -40,7 +27,7 @@ import Testing
     /// Every protobuf seed decodes (they are the messages clients send), so the target
     /// starts from accepted messages, not only from errors.
     @Test func protobufSeedsDecode() {
-        for input in Self.inputs("protobuf") where !input.isEmpty {
+        for input in FuzzInputs.of("protobuf") where !input.isEmpty {
             #expect(ServerFuzzing.protobufMessage(input[0], Array(input.dropFirst())) == 1, "selector \(input[0]) refused its seed")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 @_spi(Fuzzing) import HearthTransport
 
@@ -7,24 +8,9 @@ import Testing
 /// A parser that traps fails the whole test run, so each input passing is the check; the
 /// findings also have their own tests with the answer production gives.
 @Suite struct FuzzCorpusTests {
-    /// The files of `Fuzz/corpus/<target>` and `Fuzz/regressions/<target>`.
-    static func inputs(_ target: String) -> [[UInt8]] {
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        var out: [[UInt8]] = []
-        for folder in ["Fuzz/corpus/", "Fuzz/regressions/"] {
-            let dir = repo.appendingPathComponent(folder + target)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-            for name in names.sorted() {
-                if let data = FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) { out.append(Array(data)) }
-            }
-        }
-        return out
-    }
-
     @Test(arguments: ["http1", "http2-frames", "http2-connection", "hpack", "websocket"])
     func committedInputs(_ target: String) {
-        let inputs = Self.inputs(target)
+        let inputs = FuzzInputs.of(target)
         #expect(inputs.count >= 3, "the seeds of \(target) are missing")
         for input in inputs {
             switch target {
