@@ -71,3 +71,68 @@ extension DatabaseState {
         return out
     }
 }
+
+extension DatabaseState {
+    /// What ListDocuments with `showMissing` lists, a page at a time: from after the document
+    /// ID `after` (nil: the start), up to `limit` IDs of `collection` in ID order, each with
+    /// its document, or with nil when it has none but documents exist beneath it (a
+    /// "missing" document). With `time`, as of that retained read time.
+    ///
+    /// Two runs of the storage order are merged: the collection's own documents (the keys
+    /// after its `prefix(of:)`), and its deeper documents, which all begin with the
+    /// collection's segments followed by an ID's — grouped by that ID, in ID order. Each ID
+    /// there costs one seek and a walk to its first live document (deleted ones passed
+    /// over), so a page costs O(limit · log n), however many documents lie beneath.
+    public func listing(in collection: ResourcePath, after: String?, limit: Int, at time: Timestamp? = nil) -> [(path: ResourcePath, document: Document?)] {
+        guard limit > 0 else { return [] }
+        func live(_ version: DocumentVersion) -> Document? { time.map { version.version(at: $0)?.document } ?? version.document }
+        let scope = DocumentKey.start(of: collection)
+        var own = after.map { documents.elements(from: DocumentKey(collection.appending($0)), inclusive: false, descending: false) }
+            ?? documents.elements(from: scope, inclusive: true, descending: false)
+        func nextOwn() -> Document? {
+            while let (key, version) = own.next(), key.hasPrefix(scope) {
+                if let doc = live(version) { return doc }
+            }
+            return nil
+        }
+        var base: [UInt8] = []
+        for segment in collection.segments { DocumentKey.encode(segment, into: &base) }
+        let deeper = DocumentKey.bound(base)
+        // 0x01 sorts after the 0x00 that ends the collection's own keys and before every
+        // segment's encoding; 0x03 after every byte that can follow a segment's encoding.
+        var seek: DocumentKey
+        if let after { var p = base; DocumentKey.encode(after, into: &p); p.append(0x03); seek = .bound(p) } else { seek = .bound(base + [0x01]) }
+        func nextParent() -> String? {
+            while true {
+                var it = documents.elements(from: seek, inclusive: true, descending: false)
+                guard let (key, _) = it.next(), key.hasPrefix(deeper) else { return nil }
+                let id = key.path.segments[collection.count]
+                var parent = base
+                DocumentKey.encode(id, into: &parent)
+                let subtree = DocumentKey.bound(parent)
+                seek = .bound(parent + [0x03])
+                var walk = documents.elements(from: subtree, inclusive: true, descending: false)
+                while let (k, version) = walk.next(), k.hasPrefix(subtree) {
+                    if live(version) != nil { return id }
+                }
+            }
+        }
+        var out: [(path: ResourcePath, document: Document?)] = []
+        var doc = nextOwn(), parent = nextParent()
+        while out.count < limit {
+            switch (doc, parent) {
+            case (nil, nil):
+                return out
+            case (let d?, nil):
+                out.append((d.path, d)); doc = nextOwn()
+            case (nil, let p?):
+                out.append((collection.appending(p), nil)); parent = nextParent()
+            case (let d?, let p?):
+                let order = ResourcePath.compareSegments(d.path.lastSegment, p)
+                if order <= 0 { out.append((d.path, d)); doc = nextOwn() } else { out.append((collection.appending(p), nil)); parent = nextParent() }
+                if order == 0 { parent = nextParent() }
+            }
+        }
+        return out
+    }
+}

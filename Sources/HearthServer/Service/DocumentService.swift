@@ -133,47 +133,57 @@ struct DocumentService {
         }
         guard pageSize >= 0 else { throw .negativePageSize }
         let start = try Self.pageStart(fromToken: pageToken)
-        if orderBy.isEmpty && !showMissing && pageSize > 0 && !collection.lastSegment.isEmpty, case .cursor(let after) = start {
-            var docs = try documents(in: collection, start: after.map { .after($0) } ?? .first, limit: pageSize + 1, readTime: readTime)
-            let more = docs.count > pageSize
-            if more { docs.removeLast() }
-            let next = more ? docs.last.map { Self.cursorToken(after: $0.path.lastSegment) } : nil
-            return (docs.map { .document($0) }, next)
+        if orderBy.isEmpty && pageSize > 0 && !collection.lastSegment.isEmpty, case .cursor(let after) = start {
+            // Keyset paging in ID order, O(log n + page): one row past the page says whether
+            // another follows, and the next token names the page's last ID. (Without a page
+            // size the whole listing is one page, read below; a cursor token there is refused.)
+            let limit = pageSize + 1
+            var rows: [ListedDocument]
+            if showMissing {
+                let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
+                try collection.validateSegments()
+                try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
+                rows = s.listing(in: collection, after: after, limit: limit, at: readTime).map { $0.document.map(ListedDocument.document) ?? .missing($0.path) }
+            } else {
+                rows = try documents(in: collection, start: after.map { .after($0) } ?? .first, limit: limit, readTime: readTime).map { .document($0) }
+            }
+            let more = rows.count > pageSize
+            if more { rows.removeLast() }
+            return (rows, more ? rows.last.map { Self.cursorToken(after: $0.path.lastSegment) } : nil)
         }
         let offset = try Self.offset(from: start)
+        // Offset pages read no further than the page's end (and one more, to say whether
+        // another follows): O(offset + page) with an index serving the order.
+        let needed = pageSize > 0 ? offset + pageSize + 1 : Int.max
         var entries: [ListedDocument]
         if !orderBy.isEmpty {
             if showMissing { throw .invalidArgument("show_missing cannot be combined with order_by.") }
             var query = StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment)
             query.orderBy = orderBy
+            if needed < .max { query.limit = needed }
             try rules.checkQuery(query, in: db.state())
             entries = try db.runQuery(query, readTime: readTime).documents.map { .document($0) }
         } else {
             let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
-            var docs: [Document]
             if collection.lastSegment.isEmpty {
                 // `…/documents/` or `…/documents/c/a/`: the documents of every collection
-                // directly under the parent (as the official emulator lists them); each
-                // collection listed must be listable.
+                // directly under the parent, collection by collection (as the official
+                // emulator lists them); each collection with documents must be listable.
                 let parent = collection.parent
                 try parent.validateSegments()
-                docs = s.allDocuments(at: readTime).filter { $0.path.count == parent.count + 2 && parent.isPrefix(of: $0.path) }
-                for id in Set(docs.map { $0.path.segments[parent.count] }).sorted() {
-                    try rules.checkQuery(StructuredQuery(parent: parent, collectionID: id), in: s)
+                let collections = s.collectionIDs(under: parent, at: readTime).map { parent.appending($0) }
+                    .filter { !s.documents(in: $0, start: .first, limit: 1, at: readTime).isEmpty }
+                for c in collections { try rules.checkQuery(StructuredQuery(parent: parent, collectionID: c.lastSegment), in: s) }
+                entries = []
+                for c in collections where entries.count < needed {
+                    entries += s.documents(in: c, start: .first, limit: needed - entries.count, at: readTime).map { .document($0) }
                 }
             } else {
                 try collection.validateSegments()
                 try rules.checkQuery(StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment), in: s)
-                docs = s.documents(in: collection, at: readTime)
-            }
-            entries = docs.map { .document($0) }
-            if showMissing {
-                var existing = Set(docs.map(\.path))
-                for d in s.allDocuments(at: readTime) where d.path.count > collection.count + 1 && collection.isPrefix(of: d.path) {
-                    let parent = ResourcePath(segments: Array(d.path.segments.prefix(collection.count + 1)))
-                    if existing.insert(parent).inserted { entries.append(.missing(parent)) }
-                }
-                entries.sort { ResourcePath.compare($0.path, $1.path) < 0 }
+                entries = showMissing
+                    ? s.listing(in: collection, after: nil, limit: needed, at: readTime).map { $0.document.map(ListedDocument.document) ?? .missing($0.path) }
+                    : s.documents(in: collection, start: .first, limit: needed, at: readTime).map { .document($0) }
             }
         }
         return Self.page(entries, offset: offset, size: pageSize)

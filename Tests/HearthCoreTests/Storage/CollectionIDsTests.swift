@@ -81,3 +81,62 @@ struct DocumentPageTests {
         #expect(backward == all)
     }
 }
+
+@Suite("DatabaseState.listing(in:after:limit:): ListDocuments with showMissing, a page at a time")
+struct ShowMissingListingTests {
+    /// What the listing answered before it paged: the collection's live documents, plus the
+    /// path of every ID without a document that has a live document beneath it, in ID order.
+    static func reference(_ s: DatabaseState, in collection: ResourcePath, at time: Timestamp? = nil) -> [String] {
+        var rows: [String: Bool] = [:]
+        for d in s.allDocuments(at: time) where d.path.count > collection.count && collection.isPrefix(of: d.path) {
+            let id = d.path.segments[collection.count]
+            rows[id] = (rows[id] ?? false) || d.path.count == collection.count + 1
+        }
+        return rows.keys.sorted { ResourcePath.compareSegments($0, $1) < 0 }.map { rows[$0]! ? $0 : "missing:" + $0 }
+    }
+
+    static func render(_ rows: [(path: ResourcePath, document: Document?)]) -> [String] {
+        rows.map { $0.document == nil ? "missing:" + $0.path.lastSegment : $0.path.lastSegment }
+    }
+
+    @Test("every page size, across documents, missing parents, numeric ids, deletions and a past read time")
+    func pagesMatchAFullScan() throws {
+        let (db, clock) = makeTestDatabase()
+        var writes: [Write] = []
+        for i in stride(from: 0, to: 40, by: 2) { writes.append(.set(testPath(String(format: "c/d%02d", i)), testFields([:]))) }
+        // Missing parents between, before and after the documents; one with a document too.
+        for p in ["c/d01/s/x", "c/d03/s/x/t/y", "c/d02/s/x", "c/a/s/x", "c/zz/s/x", "c/__id5__/s/x", "c/__id-2__",
+                  "c/d07/s/x", "c/d09/s/x", "b/x", "ca/x", "c/d05/s/x/t/y", "other/d01/s/x"] {
+            writes.append(.set(testPath(p), testFields([:])))
+        }
+        try db.commit(writes)
+        let before = db.state()
+        clock.advance(by: 1)
+        // d07's only descendant deleted: it is no longer listed; d09's descendant deleted and
+        // d09 itself written: listed as a document.
+        try db.commit([.delete(testPath("c/d07/s/x")), .delete(testPath("c/d09/s/x")), .set(testPath("c/d09"), testFields([:])),
+                       .delete(testPath("c/d04"))])
+        let s = db.state()
+        let c = testPath("c")
+        let expected = Self.reference(s, in: c)
+        #expect(expected.contains("missing:d01") && expected.contains("d09") && !expected.contains("missing:d07") && !expected.contains("d04"))
+        #expect(Self.render(s.listing(in: c, after: nil, limit: .max)) == expected)
+        for size in 1...7 {
+            var got: [String] = [], after: String? = nil
+            while true {
+                let page = s.listing(in: c, after: after, limit: size)
+                got += Self.render(page)
+                guard page.count == size, let last = page.last else { break }
+                after = last.path.lastSegment
+            }
+            #expect(got == expected, "page size \(size)")
+        }
+        // After an ID that is neither a document nor a parent.
+        #expect(Self.render(s.listing(in: c, after: "d15", limit: 2)) == ["d16", "d18"])
+        #expect(Self.render(s.listing(in: c, after: "d015", limit: 2)) == ["d02", "missing:d03"])
+        // As of the earlier read time.
+        #expect(Self.render(s.listing(in: c, after: nil, limit: .max, at: before.readTime)) == Self.reference(s, in: c, at: before.readTime))
+        #expect(Self.render(s.listing(in: testPath("c/d01/s"), after: nil, limit: .max)) == ["x"])
+        #expect(s.listing(in: testPath("empty"), after: nil, limit: 5).isEmpty)
+    }
+}

@@ -85,6 +85,20 @@ import Testing
             #expect(c.request("GET", "\(docs)/col?showMissing=true")?.status == 403)
             let withMissing = c.request("GET", "\(docs)/col?show_missing=true", headers: admin)
             #expect(withMissing?.json?["documents"]?.arrayValue?.count == 4)
+            // showMissing pages by cursor too: a, b, c and the missing ghost, two at a time.
+            var shown: [String] = [], next: String? = nil
+            repeat {
+                let query = next.map { "&pageToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" } ?? ""
+                let answer = c.request("GET", "\(docs)/col?showMissing=true&pageSize=2\(query)", headers: admin)?.json
+                shown += answer?["documents"]?.arrayValue?.map { d in
+                    (d["name"]?.stringValue?.split(separator: "/").last.map(String.init) ?? "?") + (d["createTime"] == nil ? "(missing)" : "")
+                } ?? []
+                next = answer?["nextPageToken"]?.stringValue
+            } while next != nil && shown.count < 10
+            #expect(shown == ["a", "b", "c", "ghost(missing)"])
+            // The trailing-slash listing (every collection under the parent) pages by offset.
+            let everything = c.request("GET", "\(docs)/?pageSize=2")?.json
+            #expect(everything?["documents"]?.arrayValue?.count == 2 && everything?["nextPageToken"] != nil)
             let ordered = c.request("GET", "\(docs)/col?orderBy=__name__%20desc")
             #expect(ordered?.json?["documents"]?.arrayValue?.first?["name"] == .string("projects/p/databases/(default)/documents/col/c"))
             let ids = c.request("POST", "\(docs):listCollectionIds", body: "{}", headers: admin)
