@@ -122,6 +122,29 @@ import Testing
         }
     }
 
+    /// A path prefix meets Listen through its targets: a query whose collection, or a
+    /// document target whose documents, lie under the prefix (as RunQuery and
+    /// BatchGetDocuments are matched); a target elsewhere is not touched.
+    @Test func grpcListenFaultWithAPathPrefix() throws {
+        try withServer { port, state in
+            let client = try GRPCTestClient(port: port)
+            #expect(try client.call("Commit", Self.commitRequest([ListenRPCTests.user("ada", 40)])).status == 0)
+            try state.faults.add(rule("method=Listen,path=users,error=UNAVAILABLE"))
+            let query = try GRPCTestStream(port: port, method: "Listen")
+            query.send(ListenRPCTests.addQuery(1))
+            #expect(try query.finalStatus() == 14)
+            let document = try GRPCTestStream(port: port, method: "Listen")
+            document.send(ListenRPCTests.addDocuments(1, [Self.name("users/ada")]))
+            #expect(try document.finalStatus() == 14)
+            // usersX is not under users: ADD, the document, CURRENT, NO_CHANGE.
+            let elsewhere = try GRPCTestStream(port: port, method: "Listen")
+            elsewhere.send(ListenRPCTests.addDocuments(1, [Self.name("usersX/a")]))
+            #expect(try elsewhere.next(3).count == 3)
+            #expect(elsewhere.status == nil)
+            #expect(state.faults.list().map(\.fired) == [2])
+        }
+    }
+
     @Test func grpcWriteStreamErrorAndDroppedAnswer() throws {
         try withServer { port, state in
             try state.faults.add(rule("method=Write,error=UNAVAILABLE,once"))
