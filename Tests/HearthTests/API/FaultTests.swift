@@ -76,4 +76,22 @@ import Testing
         db.faults.inject(.unavailable, times: nil)
         #expect(try await db.document("r/a").getDocument(source: .cache).exists)
     }
+
+    /// Aggregations are the SDK's RunAggregationQuery: faulted by that name and by their
+    /// query's collection; a dropped answer means the count was computed and lost.
+    @Test func aggregationsFailWithTheInjectedStatus() async throws {
+        let db = apiDB()
+        try await db.document("agg/a").setData(["x": 1])
+        db.faults.inject(.unavailable, on: .runAggregationQuery, path: "agg", times: 1)
+        #expect(try await db.collection("other").count.getAggregation(source: .server).count.intValue == 0)
+        let failed = await apiError { _ = try await db.collection("agg").count.getAggregation(source: .server) }
+        #expect(failed?.code == FirestoreErrorCode.Code.unavailable.rawValue)
+        #expect(db.faults.active.isEmpty)
+        db.faults.inject(.dropAnswer, on: .runAggregationQuery)
+        #expect(await apiError { _ = try await db.collection("agg").count.getAggregation(source: .server) }?.code
+                == FirestoreErrorCode.Code.unavailable.rawValue)
+        // A query's own faults (RunQuery) leave its aggregations alone.
+        db.faults.inject(.internal, on: .runQuery, times: nil)
+        #expect(try await db.collection("agg").count.getAggregation(source: .server).count.intValue == 1)
+    }
 }
