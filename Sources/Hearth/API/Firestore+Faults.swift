@@ -12,7 +12,8 @@ public typealias FaultSchedule = HearthCore.FaultSchedule
 /// SDK would see them from the network. The embedded operations are named by the RPC the
 /// SDK sends for them: writes and batches `.commit` (a transaction's commit too),
 /// `getDocument()` `.getDocument` (the SDK's lookup is BatchGetDocuments: either name
-/// works), `getDocuments()` `.runQuery` (listeners and aggregations are not faulted).
+/// works), `getDocuments()` `.runQuery`, aggregations `.runAggregationQuery` (listeners are
+/// not faulted).
 ///
 /// ```swift
 /// db.faults.inject(.unavailable, on: .commit, times: 1)
