@@ -73,7 +73,11 @@ extension Firestore {
             if effect == nil && method == .getDocument {
                 effect = try faults.injector.before(project: database.id.project, database: database.id.database, method: .batchGetDocuments, paths: paths)
             }
-            if effect == .dropAnswer { throw FirestoreError.injectedDroppedAnswer }
+            switch effect {
+            case .dropAnswer?: throw FirestoreError.injectedDroppedAnswer
+            case .dropStream?: throw FirestoreError.injectedDroppedStream  // a RunQuery answer cut: UNAVAILABLE
+            default: break
+            }
         } catch {
             throw FirestoreErrorCode(error)
         }
