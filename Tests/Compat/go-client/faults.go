@@ -202,6 +202,18 @@ func main() {
 	_, err = coll.Doc("refused").Get(ctx)
 	check("... and the refused write is not there", status.Code(err).String(), codes.NotFound.String())
 
+	// --- A query's answer stream cut after one document ---------------------------------------
+	// RunQuery is a server stream too: the cut comes from Recv, past the retry, so the
+	// iterator reports UNAVAILABLE after the first document.
+	id = inject(map[string]interface{}{"method": "RunQuery", "dropAfter": 1, "once": true})
+	it := coll.OrderBy(firestore.DocumentID, firestore.Asc).Documents(ctx)
+	first, err := it.Next()
+	check("a query whose answer is cut after one document: the first arrives", err == nil && first.Ref.ID == "a", true)
+	_, err = it.Next()
+	check("... then UNAVAILABLE, not retried", status.Code(err).String(), codes.Unavailable.String())
+	it.Stop()
+	check("... the cut fired", fired(id), -1)
+
 	// --- A Listen stream dropped mid-way: the snapshot iterator survives -----------------------
 	// The Go client's watch treats UNAVAILABLE as transient (watch.go, isPermanentWatchError):
 	// it opens a new stream with a resume token and the iterator goes on.
