@@ -10,7 +10,7 @@
 # (Tests/Compat/java-client/FirestoreCheck.java); then, with faults set through
 # /emulator/v1/projects/demo-java/faults and grpc-java's own retry policy, reads retried through
 # UNAVAILABLE and a reset, a transaction re-run after ABORTED, a dropped commit answer and a
-# dropped Listen resumed (docs/faults.md). About 20 s with the jars at hand.
+# dropped Listen resumed (docs/faults.md). About 20 s with the jars at hand, 8 of them the faults.
 # The Firestore messages are not in the repository: they are written at run time, as a
 # FileDescriptorSet, from the descriptors of the official Python client (the compat venv).
 # Java and the jars are Debian's (bookworm): taken from the system when installed, else
