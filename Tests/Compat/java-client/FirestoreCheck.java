@@ -932,6 +932,27 @@ public final class FirestoreCheck {
             check("faults: GetDocument retried after a connection reset", read.isOk(), read);
             check("faults: ... the reset fired", fired(id) == -1, fired(id));
 
+            // A RunQuery answer cut (dropAfter): grpc-java replays a stream only until its first
+            // message commits it. Cut before any message, the query is retried and whole; cut
+            // after one, the UNAVAILABLE reaches the caller, which has the first document.
+            String everyDoc = """
+                {"parent": "%s", "structuredQuery": {"from": [{"collectionId": "%s"}]}}""".formatted(DOCS, run);
+            id = inject("{\"method\": \"RunQuery\", \"dropAfter\": 0, \"once\": true}");
+            List<JsonObject> rows = new ArrayList<>();
+            Status cut = statusOf(() -> rows.addAll(streaming(runQuery, "RunQueryRequest", everyDoc)));
+            check("faults: RunQuery cut before its first message is retried whole", cut.isOk() && rows.size() == 1
+                    && path(rows.get(0), "document.name") != null, cut + " " + rows);
+            check("faults: ... the cut fired", fired(id) == -1, fired(id));
+            commitWrites("{\"update\": {\"name\": \"" + doc(run + "/b") + "\", \"fields\": {}}}");
+            id = inject("{\"method\": \"RunQuery\", \"dropAfter\": 1, \"once\": true}");
+            List<JsonObject> partial = new ArrayList<>();
+            Iterator<DynamicMessage> answers = ClientCalls.blockingServerStreamingCall(channel, runQuery,
+                    CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS), msg("RunQueryRequest", everyDoc));
+            Status midway = statusOf(() -> { while (answers.hasNext()) partial.add(json(answers.next())); });
+            check("faults: RunQuery cut after one message: the first document, then UNAVAILABLE (committed: not retried)",
+                    midway.getCode() == Status.Code.UNAVAILABLE && partial.size() == 1, midway + " after " + partial.size());
+            check("faults: ... the cut fired once", fired(id) == -1, fired(id));
+
             // A status outside the retry codes is reported after one attempt.
             id = inject("{\"method\": \"GetDocument\", \"error\": \"ABORTED\", \"message\": \"injected\", \"always\": true}");
             read = statusOf(() -> get(run + "/a"));
