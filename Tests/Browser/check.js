@@ -301,6 +301,59 @@ async function main() {
     await terminate(alice);
     await terminate(anon);
   });
+
+  // Injected faults (docs/faults.md), set through the emulator endpoint: the Listen channel
+  // cut (an error message on its back channel, then a reset that forgets the session) and
+  // the SDK reconnecting; a write sent while the Write stream fails, arriving once.
+  // Written without an SDK build at hand: first run by hand pending (docs/faults.md).
+  await check('faults: Listen channel cut and reset, writes through a failing Write stream', async () => {
+    const project = 'demo-faults-web';
+    const faults = `http://127.0.0.1:${port}/emulator/v1/projects/${project}/faults`;
+    const inject = async rule => {
+      const r = await fetch(faults, { method: 'POST', body: JSON.stringify(rule) });
+      assert(r.ok, 'POST faults: ' + r.status);
+    };
+    const left = async () => (await (await fetch(faults)).json()).faults.length;
+    const app = appMod.initializeApp({ projectId: project, apiKey: 'fake', appId: 'harness' }, 'faults');
+    const f = fs.initializeFirestore(app, settings);
+    fs.connectFirestoreEmulator(f, '127.0.0.1', port);
+    const col = collection(f, `${run}-faults`);
+    await setDoc(doc(col, 'a'), { n: 0 });
+    const w = watch((next, err) => onSnapshot(col, { includeMetadataChanges: true }, next, err));
+    await w.until(s => s.size === 1 && !s.metadata.fromCache, 'first snapshot');
+
+    // A Listen request (a second target) meets dropAfter 0: the back channel ends with
+    // UNAVAILABLE, the SDK opens a new channel and adds both targets again.
+    step = 'dropAfter';
+    await inject({ method: 'Listen', dropAfter: 0, once: true });
+    const second = watch((next, err) => onSnapshot(doc(col, 'b'), { includeMetadataChanges: true }, next, err));
+    await second.until(s => !s.exists() && !s.metadata.fromCache, 'the second target, from the server, after the drop');
+    assert(await left() === 0, 'the drop fault did not fire');
+    await setDoc(doc(col, 'b'), { n: 1 });
+    await w.until(s => s.size === 2 && !s.metadata.fromCache, 'a write after the drop, seen by the first listener');
+
+    // A reset: the back channel's connection is cut and the session forgotten.
+    step = 'reset';
+    await inject({ method: 'Listen', reset: true, once: true });
+    const third = watch((next, err) => onSnapshot(doc(col, 'c'), { includeMetadataChanges: true }, next, err));
+    await third.until(s => !s.exists() && !s.metadata.fromCache, 'the third target, from the server, after the reset');
+    assert(await left() === 0, 'the reset fault did not fire');
+    await setDoc(doc(col, 'c'), { n: 2 });
+    await w.until(s => s.size === 3 && !s.metadata.fromCache, 'a write after the reset');
+
+    // A write made while the Write stream fails (two UNAVAILABLEs, then a reset): it stays
+    // pending (the listener shows it with hasPendingWrites), is sent again once the stream
+    // is back, and the increment lands once.
+    step = 'write';
+    await inject({ method: 'Write', error: 'UNAVAILABLE', times: 2 });
+    await inject({ method: 'Write', reset: true, once: true });
+    await updateDoc(doc(col, 'a'), { n: increment(1) });
+    assert(await left() === 0, 'the Write faults did not all fire');
+    same((await getDocFromServer(doc(col, 'a'))).data(), { n: 1 }, 'the increment after the failing Write stream');
+    await w.until(s => !s.metadata.hasPendingWrites && s.docs.find(d => d.id === 'a').get('n') === 1, 'the write confirmed');
+    w.stop(); second.stop(); third.stop();
+    await terminate(f);
+  }, 60000);
 }
 
 main().catch(e => log('load', false, (e && e.stack) || e)).finally(() => { window.__done = true; });

@@ -9,6 +9,7 @@ import time
 import urllib.request
 
 from google.api_core import exceptions
+from google.api_core import retry as retries
 from google.cloud import firestore
 
 HOST = os.environ["FIRESTORE_EMULATOR_HOST"]
@@ -136,6 +137,28 @@ except exceptions.ResourceExhausted:
     check("RESOURCE_EXHAUSTED is raised", "ResourceExhausted", "ResourceExhausted")
 clear()
 check("... and the refused write is not there", docs.document("refused").get().exists, False)
+
+# --- A query's answer stream cut after one document --------------------------------------
+# Query.stream() catches an error mid-stream and, when its retry's predicate accepts it,
+# runs the query again from after the last document it received. With an explicit retry
+# that accepts UNAVAILABLE: the whole result, each document once. With the default retry
+# (2.34.1) the resume itself fails: _retry_query_after_exception reads `_retry` off the
+# transport's raw gRPC callable, which has none (AttributeError) — a client bug a cut
+# RunQuery stream exposes.
+everything = [d.id for d in docs.order_by("__name__").stream()]
+check("(more than one document, so a cut after one is mid-way)", len(everything) > 1, True)
+fault = inject(method="RunQuery", dropAfter=1, once=True)
+resume = retries.Retry(predicate=retries.if_exception_type(exceptions.ServiceUnavailable))
+check("a query cut after one document, explicit retry: resumed after it, every document once",
+      [d.id for d in docs.order_by("__name__").stream(retry=resume)], everything)
+check("... the cut fired", fired(fault), None)
+inject(method="RunQuery", dropAfter=1, once=True)
+try:
+    list(docs.order_by("__name__").stream())
+    check("the same with the default retry: the client's resume fails", "no error", "AttributeError")
+except AttributeError:
+    check("the same with the default retry: the client's resume fails", "AttributeError", "AttributeError")
+clear()
 
 # --- A Listen stream dropped mid-way: the watch reconnects ---------------------------------
 inject(method="Listen", dropAfter=2, once=True)

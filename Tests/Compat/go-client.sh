@@ -6,6 +6,10 @@
 # FIRESTORE_EMULATOR_HOST, as a user's Go code would. `hearth serve` runs with
 # `--index-mode enforce`: the tests expect production's FAILED_PRECONDITION for a query that
 # lacks a composite index.
+# Then Tests/Compat/go-client/faults.go runs the same client against faults set through
+# /emulator/v1/projects/{p}/faults (docs/faults.md): reads through UNAVAILABLE and a reset, a
+# transaction re-run after ABORTED, a commit whose answer is dropped, a Listen stream dropped
+# mid-way (about 15 s more, most of it compiling the program).
 # Go and the packages are Debian's (bookworm): taken from the system when installed, else
 # fetched with `apt-get download` (no root) and unpacked into .build/go (debian-packages.bash); skipped,
 # with a note, when neither works.
@@ -68,5 +72,17 @@ if [ "$status" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$passed" -lt "$MIN_PASSED" ]
     echo "$CHECK: failed ($passed passed, $failed failed, exit $status; at least $MIN_PASSED must pass)"
     exit 1
 fi
+
+echo "== the Go client under injected faults (Tests/Compat/go-client/faults.go)"
+set +e
+(cd Tests/Compat/go-client && env -u GOROOT GO111MODULE=off GOFLAGS= GOPATH="$GOPATH_DIR" GOCACHE="$ROOT/.build/go-cache" \
+    FIRESTORE_EMULATOR_HOST="$HOST" timeout 300 "$GO" run faults.go) 2>&1 | tee "$WORK/go-faults.log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ] || ! grep -q '^go-client faults: all passed' "$WORK/go-faults.log"; then
+    echo "$CHECK: failed (the fault cases: exit $status)"
+    exit 1
+fi
+faults=$(grep -c '^ok ' "$WORK/go-faults.log")
 stop_hearth
-echo "$CHECK: passed ($passed tests)"
+echo "$CHECK: passed ($passed tests, $faults fault checks)"

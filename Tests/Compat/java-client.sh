@@ -7,7 +7,10 @@
 # (snapshot, change, remove, half-close), the Write stream, 2 MB of streamed results, a
 # 900 KB document and 4.5 MB requests, 200 calls from 8 threads and 500 at once on one channel, gzip, 350
 # listeners attached and detached, deadlines, cancels, an idle reconnect and bad requests
-# (Tests/Compat/java-client/FirestoreCheck.java). About 20 s with the jars at hand.
+# (Tests/Compat/java-client/FirestoreCheck.java); then, with faults set through
+# /emulator/v1/projects/demo-java/faults and grpc-java's own retry policy, reads retried through
+# UNAVAILABLE and a reset, a transaction re-run after ABORTED, a dropped commit answer and a
+# dropped Listen resumed (docs/faults.md). About 20 s with the jars at hand, 8 of them the faults.
 # The Firestore messages are not in the repository: they are written at run time, as a
 # FileDescriptorSet, from the descriptors of the official Python client (the compat venv).
 # Java and the jars are Debian's (bookworm): taken from the system when installed, else

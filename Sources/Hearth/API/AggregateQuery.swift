@@ -94,6 +94,8 @@ public final class AggregateQuery: @unchecked Sendable, Hashable {
         // The SDK's RemoteStore::RunAggregateQuery answer with the network disabled
         // (FIRCountTests testFailWithoutNetwork).
         if firestore.local.isOffline { throw FirestoreErrorCode(.unavailable, message: "Failed to get result from server.") }
+        // The SDK's RunAggregationQuery: its faults (docs/faults.md), over the query's collection.
+        try firestore.readFault(.runAggregationQuery, [query.definition.structuredQuery.collectionPath])
         // Like the SDK, a repeated aggregation is sent once.
         var aggregations: [Aggregation] = []
         for f in fields where !aggregations.contains(where: { $0.alias == f.alias }) {

@@ -12,7 +12,8 @@ public typealias FaultSchedule = HearthCore.FaultSchedule
 /// SDK would see them from the network. The embedded operations are named by the RPC the
 /// SDK sends for them: writes and batches `.commit` (a transaction's commit too),
 /// `getDocument()` `.getDocument` (the SDK's lookup is BatchGetDocuments: either name
-/// works), `getDocuments()` `.runQuery` (listeners and aggregations are not faulted).
+/// works), `getDocuments()` `.runQuery`, aggregations `.runAggregationQuery`, a listener's
+/// start `.listen` (its first snapshot then comes from the cache, as after a failed stream).
 ///
 /// ```swift
 /// db.faults.inject(.unavailable, on: .commit, times: 1)
@@ -72,7 +73,11 @@ extension Firestore {
             if effect == nil && method == .getDocument {
                 effect = try faults.injector.before(project: database.id.project, database: database.id.database, method: .batchGetDocuments, paths: paths)
             }
-            if effect == .dropAnswer { throw FirestoreError.injectedDroppedAnswer }
+            switch effect {
+            case .dropAnswer?: throw FirestoreError.injectedDroppedAnswer
+            case .dropStream?: throw FirestoreError.injectedDroppedStream  // a RunQuery answer cut: UNAVAILABLE
+            default: break
+            }
         } catch {
             throw FirestoreErrorCode(error)
         }
@@ -102,4 +107,27 @@ extension Firestore {
     }
 
     static let maxWriteAttempts = 100
+
+    /// A listener's Listen faults, met when it adds its target (by the target's documents or
+    /// its query's collection, as the server matches a Listen request). A delay waits (the
+    /// call returns later); any other effect — an error, a reset, a dropped stream or answer —
+    /// is a watch stream that failed before the target was current, which the SDK never
+    /// reports to the listener: it retries the stream, and its first failure marks the
+    /// client offline (firebase-ios-sdk Firestore/core/src/remote/online_state_tracker.cc,
+    /// kMaxWatchStreamFailures = 1), so the listener's first snapshot is raised from the
+    /// cache (core/query_listener.cc, ShouldRaiseInitialEvent) and the in-sync one follows
+    /// once the new stream has the target current. Returns whether the listener takes that
+    /// path (`SnapshotListener.start`: isFromCache, then, with metadata changes, in sync).
+    func listenFault(_ target: ListenTarget) -> Bool {
+        guard faults.injector.isArmed else { return false }
+        let paths: [ResourcePath] = switch target {
+        case .documents(let paths): paths
+        case .query(let query): [query.collectionPath]
+        }
+        do throws(FirestoreError) {
+            return try faults.injector.before(project: database.id.project, database: database.id.database, method: .listen, paths: paths) != nil
+        } catch {
+            return true
+        }
+    }
 }

@@ -90,7 +90,10 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         fromCache = firestore.local.isOffline
         let sharesTarget = firestore.local.retainTarget(listenTarget)
         retained.withLock { $0 = listenTarget }
-        let heldBefore = !sharesTarget && !fromCache && firestore.local.holdsCachedResults(for: listenTarget)
+        // A Listen fault on the target the SDK would add now (none when offline or shared: it
+        // sends nothing then) takes the cached-first path (`Firestore.listenFault`).
+        let faulted = !sharesTarget && !fromCache && firestore.listenFault(listenTarget)
+        let heldBefore = !sharesTarget && !fromCache && (faulted || firestore.local.holdsCachedResults(for: listenTarget))
         let cachedQuery: StructuredQuery? = if !sharesTarget, !heldBefore, case .query(let query) = listenTarget { query } else { nil }
         let cache = firestore.local.cache
         do throws(FirestoreError) {

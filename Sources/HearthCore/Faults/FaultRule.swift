@@ -24,6 +24,10 @@ public enum FaultMethod: String, Sendable, CaseIterable {
     /// The bidirectional streams: the only methods a dropped stream applies to.
     public var isStream: Bool { self == .listen || self == .write }
 
+    /// The methods a dropped stream (`dropAfter`) applies to: the two bidirectional streams
+    /// and the two server streams whose answers come a message at a time over gRPC.
+    public var dropsAfterMessages: Bool { isStream || self == .runQuery || self == .batchGetDocuments }
+
     /// Reads a method name, case-insensitively (`commit`, `Commit`, `COMMIT`).
     public init?(name: String) {
         let lower = name.lowercased()
@@ -36,8 +40,8 @@ public enum FaultMethod: String, Sendable, CaseIterable {
 public enum FaultEffect: Sendable, Equatable {
     /// Fails the request with this status before any of its work is done.
     case error(FirestoreError.Code, message: String)
-    /// Ends a Listen or Write stream with UNAVAILABLE once it has sent this many more
-    /// messages (0: at once).
+    /// Ends a Listen, Write, RunQuery or BatchGetDocuments stream with UNAVAILABLE once it
+    /// has sent this many more messages (0: at once).
     case dropStream(afterMessages: Int)
     /// Closes the connection before any of the request's work is done.
     case resetConnection
@@ -118,8 +122,8 @@ public struct FaultRule: Sendable, Equatable {
             }
         case .dropStream(let n):
             guard n >= 0 else { throw .invalidArgument("dropAfter must be 0 or more messages, got \(n).") }
-            guard let method, method.isStream else {
-                throw .invalidArgument("dropAfter applies to the streams only: give method Listen or Write.")
+            guard let method, method.dropsAfterMessages else {
+                throw .invalidArgument("dropAfter applies to the streams only: give method Listen or Write, RunQuery or BatchGetDocuments.")
             }
         case .resetConnection, .dropAnswer, nil:
             break

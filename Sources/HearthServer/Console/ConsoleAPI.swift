@@ -268,7 +268,7 @@ struct ConsoleAPI {
             pairs.append(("indexesJSON", .string(String(decoding: file.json, as: UTF8.self))))
         }
         do throws(FirestoreError) {
-            let (result, _) = try service(id).runQuery(query, consistency: .current)
+            let (result, _, _) = try service(id).runQuery(query, consistency: .current)
             pairs.append(("documents", .array(result.documents.map { ConsoleJSON.document($0, database: id) })))
             pairs.append(("readTime", .string(result.readTime.rfc3339)))
         } catch {

@@ -176,11 +176,13 @@ struct FirestoreRPCs: Sendable {
             }
             paths.append(path)
         }
-        let (results, began, readTime) = try service(database, call).batchGet(paths, consistency: req.consistency)
-        if let began { try call.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 3)) }
+        let (results, began, readTime, dropAfter) = try service(database, call).batchGet(paths, consistency: req.consistency)
+        var out = StreamCut(dropAfter)
+        if let began { try out.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 3), call) }
         for (path, doc) in results {
-            try call.send(ReadRequestMessages.encodeBatchGetResponse(path: path, document: doc, readTime: readTime, database: database, mask: req.mask))
+            try out.send(ReadRequestMessages.encodeBatchGetResponse(path: path, document: doc, readTime: readTime, database: database, mask: req.mask), call)
         }
+        try out.end()
     }
 
     func beginTransaction(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
@@ -216,18 +218,20 @@ struct FirestoreRPCs: Sendable {
     /// the first after the offset, `done` on the last (as REST answers, and the emulator).
     func runQuery(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try ReadRequestMessages.decodeQuery(bytes, aggregation: false)
-        let (result, began) = try service(req.database, call).runQuery(req.query, consistency: req.consistency)
-        if let began { try call.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 2)) }
+        let (result, began, dropAfter) = try service(req.database, call).runQuery(req.query, consistency: req.consistency)
+        var out = StreamCut(dropAfter)
+        if let began { try out.send(ReadRequestMessages.encodeTransactionOnly(began, transactionField: 2), call) }
         var skipped = result.skippedResults
         for (i, doc) in result.documents.enumerated() {
-            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: doc, readTime: result.readTime, skippedResults: skipped,
-                                                                     done: i == result.documents.count - 1, database: req.database))
+            try out.send(ReadRequestMessages.encodeRunQueryResponse(document: doc, readTime: result.readTime, skippedResults: skipped,
+                                                                    done: i == result.documents.count - 1, database: req.database), call)
             skipped = 0
         }
         if result.documents.isEmpty {
-            try call.send(ReadRequestMessages.encodeRunQueryResponse(document: nil, readTime: result.readTime, skippedResults: skipped,
-                                                                     done: true, database: req.database))
+            try out.send(ReadRequestMessages.encodeRunQueryResponse(document: nil, readTime: result.readTime, skippedResults: skipped,
+                                                                    done: true, database: req.database), call)
         }
+        try out.end()
     }
 
     func runAggregationQuery(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
@@ -242,5 +246,26 @@ struct FirestoreRPCs: Sendable {
         let (database, query, count) = try ReadRequestMessages.decodePartition(bytes)
         try service(database, call).partitionQuery(query, partitionCount: count)
         try call.send([])
+    }
+}
+
+/// A server stream's answer under an injected `dropAfter` (docs/faults.md): after that many
+/// messages the call ends UNAVAILABLE instead of sending the next one — or, when the answer
+/// had no more, instead of ending OK (the client never sees it complete).
+private struct StreamCut {
+    var left: Int?
+
+    init(_ dropAfter: Int?) { left = dropAfter }
+
+    mutating func send(_ message: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
+        if let l = left {
+            guard l > 0 else { throw .injectedDroppedStream }
+            left = l - 1
+        }
+        try call.send(message)
+    }
+
+    func end() throws(FirestoreError) {
+        if left != nil { throw .injectedDroppedStream }
     }
 }

@@ -125,7 +125,9 @@ struct DocumentsAPI {
         for (i, name) in names.enumerated() {
             paths.append(try ProtoWrite.documentPath(name, database: database, context: "documents[\(i)]"))
         }
-        let (results, began, readTime) = try service.batchGet(paths, consistency: consistency)
+        let (results, began, readTime, dropAfter) = try service.batchGet(paths, consistency: consistency)
+        // REST answers the whole stream in one body: a cut stream is a lost answer.
+        if dropAfter != nil { throw .injectedDroppedAnswer }
         // A new transaction's id comes alone, first (as the official emulator streams it).
         var responses: [JSON] = began.map { [.object([("transaction", ProtoJSON.base64($0.bytes))])] } ?? []
         for (path, doc) in results {
@@ -202,7 +204,8 @@ struct DocumentsAPI {
         _ = o.take("parent")
         _ = o.take("explainOptions")
         try o.finish()
-        let (result, began) = try service.runQuery(query, consistency: consistency)
+        let (result, began, dropAfter) = try service.runQuery(query, consistency: consistency)
+        if dropAfter != nil { throw .injectedDroppedAnswer }  // one body: a cut stream is a lost answer
         let readTimeJSON = JSON.string(result.readTime.rfc3339)
         // A new transaction's id comes alone, first; the documents follow, the first
         // response after the offset saying how many it skipped; the last one says done.

@@ -48,6 +48,13 @@ struct DocumentService {
         if let effect, effect == .dropAnswer { throw .injectedDroppedAnswer }
     }
 
+    /// The messages a server stream (RunQuery, BatchGetDocuments) sends before an injected
+    /// `dropAfter` ends it, or nil.
+    static func dropAfter(_ effect: FaultEffect?) -> Int? {
+        if case .dropStream(let n) = effect { return n }
+        return nil
+    }
+
     // MARK: Single documents
 
     /// GetDocument: NOT_FOUND when absent.
@@ -224,7 +231,9 @@ struct DocumentService {
     /// client's system tests rely on it; the official emulator answers in request order) —
     /// the transaction a `newTransaction` began, and the read time. One denied document fails
     /// the whole request (as on the official emulator).
-    func batchGet(_ paths: [ResourcePath], consistency: ReadConsistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
+    /// `dropAfter`: an injected fault's cut of the answer stream (the front end ends it after
+    /// that many messages with `FirestoreError.injectedDroppedStream`).
+    func batchGet(_ paths: [ResourcePath], consistency: ReadConsistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp, dropAfter: Int?) {
         if let trace { for p in paths { trace.named(p, in: database) } }
         let fault = try fault(.batchGetDocuments, paths)
         var readTime: Timestamp?
@@ -255,7 +264,7 @@ struct DocumentService {
         // official emulator does (Tests/Differential/cases/transaction_read_times.py).
         let transactionTime = try txn.flatMap { id throws(FirestoreError) in try db.readTime(of: id) }
         try afterFault(fault)
-        return (found + results.filter { $0.1 == nil }, began, readTime ?? transactionTime ?? s.readTime)
+        return (found + results.filter { $0.1 == nil }, began, readTime ?? transactionTime ?? s.readTime, Self.dropAfter(fault))
     }
 
     /// BeginTransaction, the method (faults apply; `begin` is also what a read's
@@ -323,8 +332,9 @@ struct DocumentService {
     // MARK: Queries
 
     /// RunQuery; inside a transaction the engine reads its consistent view and records
-    /// the reads. Returns the transaction a `newTransaction` began.
-    func runQuery(_ query: StructuredQuery, consistency: ReadConsistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
+    /// the reads. Returns the transaction a `newTransaction` began, and an injected fault's
+    /// cut of the answer stream (`dropAfter`, as `batchGet`'s).
+    func runQuery(_ query: StructuredQuery, consistency: ReadConsistency) throws(FirestoreError) -> (QueryResult, TransactionID?, dropAfter: Int?) {
         trace?.named(query.collectionPath, in: database)
         let fault = try fault(.runQuery, [query.collectionPath])
         try rules.checkQuery(query, in: db.state())
@@ -332,7 +342,7 @@ struct DocumentService {
         let result: QueryResult
         if let txn { result = try db.runQuery(query, transaction: txn) } else { result = try db.runQuery(query, readTime: time) }
         try afterFault(fault)
-        return (result, began)
+        return (result, began, Self.dropAfter(fault))
     }
 
     /// RunAggregationQuery. Returns the transaction a `newTransaction` began.

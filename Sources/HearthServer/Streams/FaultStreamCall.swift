@@ -27,9 +27,9 @@ final class FaultStreamCall: FirestoreStreamCall {
     /// The faults of one request on this stream (method Listen or Write): waits a delay,
     /// throws an error or reset, arms a dropped stream. Returns a dropped answer for the
     /// session to raise once the request's work is done. One atomic load while none is set.
-    func fault(_ state: EmulatorState, _ database: DatabaseID, _ method: FaultMethod, _ paths: [ResourcePath]) throws(FirestoreError) -> FaultEffect? {
+    func fault(_ state: EmulatorState, _ database: DatabaseID, _ method: FaultMethod, _ paths: @autoclosure () -> [ResourcePath]) throws(FirestoreError) -> FaultEffect? {
         guard state.faults.isArmed else { return nil }
-        let effect = try state.faults.before(project: database.project, database: database.database, method: method, paths: paths)
+        let effect = try state.faults.before(project: database.project, database: database.database, method: method, paths: paths())
         if case .dropStream(let n) = effect {
             dropAfter(n)
             return nil

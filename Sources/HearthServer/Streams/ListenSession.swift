@@ -411,7 +411,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
         }
         state.streams.update(streamID) { $0.requests += 1 }
         // A dropped answer: the request is handled, then the stream is cut.
-        let fault = try faults.fault(state, requested, .listen, [])
+        let fault = try faults.fault(state, requested, .listen, faultPaths(of: request, in: requested))
         defer { if fault != nil { call.abortConnection() } }
         switch request.change {
         case nil:
@@ -427,6 +427,23 @@ final class ListenSession: StreamSession, @unchecked Sendable {
             try emit(codec.targetChange(.remove, targetIDs: [id]))
         case .add(let spec):
             try add(spec, database: requested)
+        }
+    }
+
+    /// What a fault's path prefix sees of a Listen request (only asked while a fault is set):
+    /// an added target's documents, or its query's collection (as RunQuery's); a removed
+    /// target's the same. A target that does not resolve names nothing (its error comes later).
+    private func faultPaths(of request: ListenMessages.Request, in database: DatabaseID) -> [ResourcePath] {
+        let target: ListenTarget?
+        switch request.change {
+        case .add(let spec): target = try? ListenMessages.resolve(spec.kind, database: database)
+        case .remove(let id): target = targets[id]?.target
+        case nil: target = nil
+        }
+        switch target {
+        case .documents(let paths): return paths
+        case .query(let query): return [query.collectionPath]
+        case nil: return []
         }
     }
 

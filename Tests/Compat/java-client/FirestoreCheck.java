@@ -299,6 +299,7 @@ public final class FirestoreCheck {
         deadlines();
         cancelledListen();
         badRequests();
+        faults();
     }
 
     void writes() {
@@ -851,5 +852,204 @@ public final class FirestoreCheck {
             {"parent": "%s", "structuredQuery": {"from": [{"collectionId": "cities"}], "limit": -1}}""".formatted(DOCS)));
         check("RunQuery with a negative limit is INVALID_ARGUMENT", badLimit.getCode() == Status.Code.INVALID_ARGUMENT
                 && badLimit.getDescription() != null && badLimit.getDescription().toLowerCase().contains("limit"), badLimit);
+    }
+
+    // ---- injected faults (docs/faults.md) -----------------------------------------------------
+    // Faults are set through /emulator/v1/projects/demo-java/faults. grpc-java retries on its
+    // own when a channel has a retry policy in its service config (RetriableStream: a call is
+    // replayed, on a new connection if need be, until a response message commits it); the
+    // policy below gives each method the retry codes of the official clients' Firestore
+    // service config (as google-cloud-firestore's generated transports carry it): reads retry
+    // UNAVAILABLE, INTERNAL, DEADLINE_EXCEEDED; Commit retries UNAVAILABLE and
+    // RESOURCE_EXHAUSTED. The transaction re-run and the Listen resume are this program's, done
+    // as the SDKs do them (a new transaction naming the aborted one as retryTransaction; a new
+    // stream with the last resume token).
+
+    final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+
+    JsonObject faultCall(String method, String suffix, String body) throws Exception {
+        java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://" + target + "/emulator/v1/projects/" + PROJECT + "/faults" + suffix))
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? java.net.http.HttpRequest.BodyPublishers.noBody() : java.net.http.HttpRequest.BodyPublishers.ofString(body));
+        java.net.http.HttpResponse<String> response = http.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) throw new IllegalStateException(method + " faults: HTTP " + response.statusCode() + " " + response.body());
+        return JsonParser.parseString(response.body()).getAsJsonObject();
+    }
+
+    int inject(String rule) throws Exception {
+        return faultCall("POST", "", rule).getAsJsonArray("faults").get(0).getAsJsonObject().get("id").getAsInt();
+    }
+
+    /** How many requests the fault hit; -1 once a `times` rule is used up and gone. */
+    int fired(int id) throws Exception {
+        for (JsonElement fault : faultCall("GET", "", null).getAsJsonArray("faults")) {
+            if (fault.getAsJsonObject().get("id").getAsInt() == id) return fault.getAsJsonObject().get("fired").getAsInt();
+        }
+        return -1;
+    }
+
+    static Map<String, Object> retryServiceConfig() {
+        List<Object> reads = new ArrayList<>();
+        for (String name : List.of("GetDocument", "BatchGetDocuments", "RunQuery", "ListDocuments", "BeginTransaction", "Rollback")) {
+            reads.add(Map.of("service", SERVICE, "method", name));
+        }
+        Map<String, Object> readPolicy = Map.of("maxAttempts", 5.0, "initialBackoff", "0.1s", "maxBackoff", "1s",
+                "backoffMultiplier", 1.3, "retryableStatusCodes", List.of("UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"));
+        Map<String, Object> commitPolicy = Map.of("maxAttempts", 5.0, "initialBackoff", "0.1s", "maxBackoff", "1s",
+                "backoffMultiplier", 1.3, "retryableStatusCodes", List.of("UNAVAILABLE", "RESOURCE_EXHAUSTED"));
+        return Map.of("methodConfig", List.of(
+                Map.of("name", reads, "retryPolicy", readPolicy),
+                Map.of("name", List.of(Map.of("service", SERVICE, "method", "Commit")), "retryPolicy", commitPolicy)));
+    }
+
+    void faults() throws Exception {
+        ManagedChannel retrying = NettyChannelBuilder.forTarget(target).usePlaintext()
+                .defaultServiceConfig(retryServiceConfig()).enableRetry().build();
+        Channel saved = channel;
+        channel = ClientInterceptors.intercept(retrying, emulatorHeaders());
+        String run = "faults" + System.nanoTime();
+        try {
+            commitWrites("""
+                {"update": {"name": "%s", "fields": {"n": {"integerValue": "0"}, "tag": {"stringValue": "x"}}}}""".formatted(doc(run + "/a")));
+
+            // Reads retried through UNAVAILABLE: unary, and a server stream (no message had come).
+            int id = inject("{\"method\": \"GetDocument\", \"error\": \"UNAVAILABLE\", \"times\": 2}");
+            Status read = statusOf(() -> get(run + "/a"));
+            check("faults: GetDocument retried through 2 x UNAVAILABLE", read.isOk(), read);
+            check("faults: ... its fault used up (3 attempts)", fired(id) == -1, fired(id));
+            id = inject("{\"method\": \"BatchGetDocuments\", \"error\": \"UNAVAILABLE\", \"times\": 2}");
+            List<JsonObject> batch = new ArrayList<>();
+            Status batchStatus = statusOf(() -> batch.addAll(streaming(batchGet, "BatchGetDocumentsRequest", """
+                {"database": "%s", "documents": ["%s"]}""".formatted(DATABASE, doc(run + "/a")))));
+            check("faults: BatchGetDocuments retried through 2 x UNAVAILABLE", batchStatus.isOk() && batch.size() == 1
+                    && "x".equals(path(batch.get(0), "found.fields.tag.stringValue")), batchStatus + " " + batch);
+            check("faults: ... its fault used up", fired(id) == -1, fired(id));
+
+            // A reset closes the connection under the call: UNAVAILABLE, retried on a new one.
+            id = inject("{\"method\": \"GetDocument\", \"reset\": true, \"once\": true}");
+            read = statusOf(() -> get(run + "/a"));
+            check("faults: GetDocument retried after a connection reset", read.isOk(), read);
+            check("faults: ... the reset fired", fired(id) == -1, fired(id));
+
+            // A RunQuery answer cut (dropAfter): grpc-java replays a stream only until its first
+            // message commits it. Cut before any message, the query is retried and whole; cut
+            // after one, the UNAVAILABLE reaches the caller, which has the first document.
+            String everyDoc = """
+                {"parent": "%s", "structuredQuery": {"from": [{"collectionId": "%s"}]}}""".formatted(DOCS, run);
+            id = inject("{\"method\": \"RunQuery\", \"dropAfter\": 0, \"once\": true}");
+            List<JsonObject> rows = new ArrayList<>();
+            Status cut = statusOf(() -> rows.addAll(streaming(runQuery, "RunQueryRequest", everyDoc)));
+            check("faults: RunQuery cut before its first message is retried whole", cut.isOk() && rows.size() == 1
+                    && path(rows.get(0), "document.name") != null, cut + " " + rows);
+            check("faults: ... the cut fired", fired(id) == -1, fired(id));
+            commitWrites("{\"update\": {\"name\": \"" + doc(run + "/b") + "\", \"fields\": {}}}");
+            id = inject("{\"method\": \"RunQuery\", \"dropAfter\": 1, \"once\": true}");
+            List<JsonObject> partial = new ArrayList<>();
+            Iterator<DynamicMessage> answers = ClientCalls.blockingServerStreamingCall(channel, runQuery,
+                    CallOptions.DEFAULT.withDeadlineAfter(WAIT_SECONDS, TimeUnit.SECONDS), msg("RunQueryRequest", everyDoc));
+            Status midway = statusOf(() -> { while (answers.hasNext()) partial.add(json(answers.next())); });
+            check("faults: RunQuery cut after one message: the first document, then UNAVAILABLE (committed: not retried)",
+                    midway.getCode() == Status.Code.UNAVAILABLE && partial.size() == 1, midway + " after " + partial.size());
+            check("faults: ... the cut fired once", fired(id) == -1, fired(id));
+
+            // A status outside the retry codes is reported after one attempt.
+            id = inject("{\"method\": \"GetDocument\", \"error\": \"ABORTED\", \"message\": \"injected\", \"always\": true}");
+            read = statusOf(() -> get(run + "/a"));
+            check("faults: GetDocument with ABORTED is reported", read.getCode() == Status.Code.ABORTED && "injected".equals(read.getDescription()), read);
+            check("faults: ... after one attempt", fired(id) == 1, fired(id));
+            faultCall("DELETE", "", null);
+
+            // A transaction re-run after ABORTED commits once.
+            String counter = doc(run + "/counter");
+            commitWrites("{\"update\": {\"name\": \"" + counter + "\", \"fields\": {\"n\": {\"integerValue\": \"0\"}}}}");
+            id = inject("{\"method\": \"Commit\", \"error\": \"ABORTED\", \"once\": true}");
+            int attempts = 0;
+            String previous = null;
+            Status outcome = Status.UNKNOWN;
+            while (attempts < 5) {
+                attempts++;
+                String options = previous == null ? "{\"readWrite\": {}}" : "{\"readWrite\": {\"retryTransaction\": \"" + previous + "\"}}";
+                String tx = path(unary(beginTransaction, "BeginTransactionRequest",
+                        "{\"database\": \"" + DATABASE + "\", \"options\": " + options + "}"), "transaction");
+                JsonObject current = unary(getDocument, "GetDocumentRequest", "{\"name\": \"" + counter + "\", \"transaction\": \"" + tx + "\"}");
+                long n = Long.parseLong(path(current, "fields.n.integerValue"));
+                outcome = statusOf(() -> unary(commit, "CommitRequest", """
+                    {"database": "%s", "transaction": "%s", "writes": [{"update": {"name": "%s", "fields": {"n": {"integerValue": "%d"}}}}]}"""
+                        .formatted(DATABASE, tx, counter, n + 1)));
+                if (outcome.getCode() != Status.Code.ABORTED) break;
+                previous = tx;
+            }
+            check("faults: a transaction whose commit is ABORTED once commits on its second run", outcome.isOk() && attempts == 2, outcome + " after " + attempts);
+            check("faults: ... the counter went up exactly once", "1".equals(path(get(run + "/counter"), "fields.n.integerValue")), get(run + "/counter"));
+            check("faults: ... the ABORTED fault is used up", fired(id) == -1, fired(id));
+
+            // A commit whose answer is dropped: the server committed, the connection closed;
+            // grpc-java sees UNAVAILABLE, which the Commit policy retries: an increment lands twice.
+            String counted = doc(run + "/counted");
+            commitWrites("{\"update\": {\"name\": \"" + counted + "\", \"fields\": {\"n\": {\"integerValue\": \"0\"}}}}");
+            String increment = """
+                {"update": {"name": "%s", "fields": {}}, "updateMask": {"fieldPaths": []},
+                 "updateTransforms": [{"fieldPath": "n", "increment": {"integerValue": "1"}}]}""".formatted(counted);
+            id = inject("{\"method\": \"Commit\", \"dropAnswer\": true, \"once\": true}");
+            Status dropped = statusOf(() -> commitWrites(increment));
+            check("faults: an increment whose answer was dropped succeeds through the Commit retry", dropped.isOk(), dropped);
+            check("faults: ... committed by the first attempt and again by the retry (n = 2)",
+                    "2".equals(path(get(run + "/counted"), "fields.n.integerValue")), get(run + "/counted"));
+            check("faults: ... the drop fired", fired(id) == -1, fired(id));
+            // Without a retry (the plain channel) the lost answer is UNAVAILABLE and the write is in, once.
+            id = inject("{\"method\": \"Commit\", \"dropAnswer\": true, \"once\": true}");
+            channel = saved;
+            dropped = statusOf(() -> commitWrites(increment));
+            channel = ClientInterceptors.intercept(retrying, emulatorHeaders());
+            check("faults: without a retry policy the dropped answer is UNAVAILABLE", dropped.getCode() == Status.Code.UNAVAILABLE, dropped);
+            check("faults: ... and the increment is in once (n = 3)", "3".equals(path(get(run + "/counted"), "fields.n.integerValue")), get(run + "/counted"));
+
+            // A commit refused by injection did not happen (every retry refused too).
+            id = inject("{\"method\": \"Commit\", \"error\": \"RESOURCE_EXHAUSTED\", \"always\": true}");
+            Status refused = statusOf(() -> commitWrites("{\"update\": {\"name\": \"" + doc(run + "/refused") + "\", \"fields\": {}}}"));
+            check("faults: a commit always refused with RESOURCE_EXHAUSTED fails after the policy's 5 attempts",
+                    refused.getCode() == Status.Code.RESOURCE_EXHAUSTED && fired(id) == 5, refused + ", fired " + fired(id));
+            faultCall("DELETE", "", null);
+            check("faults: ... and the refused write is not there",
+                    statusOf(() -> get(run + "/refused")).getCode() == Status.Code.NOT_FOUND, "it exists");
+
+            // A Listen stream dropped after its first snapshot; a write made while it is down
+            // arrives on the stream resumed from the last resume token, once.
+            String target = """
+                {"database": "%s", "addTarget": {"targetId": 1, %%s "query": {"parent": "%s",
+                 "structuredQuery": {"from": [{"collectionId": "%s"}]}}}}""".formatted(DATABASE, DOCS, run);
+            Bidi first = new Bidi(this.listen, "ListenRequest", CallOptions.DEFAULT);
+            first.send(target.formatted(""));
+            List<JsonObject> initial = first.until(FirestoreCheck::globalNoChange);
+            check("faults: the Listen's first snapshot", initial != null, first.end);
+            String token = null;
+            for (JsonObject r : initial == null ? List.<JsonObject>of() : initial) {
+                String t = path(r, "targetChange.resumeToken");
+                if (t != null) token = t;
+            }
+            // The drop is armed by a request on the stream: a second target, then nothing more goes out.
+            id = inject("{\"method\": \"Listen\", \"dropAfter\": 0, \"once\": true}");
+            first.send("""
+                {"database": "%s", "addTarget": {"targetId": 2, "documents": {"documents": ["%s"]}}}""".formatted(DATABASE, doc(run + "/a")));
+            Status ended = first.awaitEnd();
+            check("faults: the dropped Listen ends UNAVAILABLE", ended.getCode() == Status.Code.UNAVAILABLE
+                    && String.valueOf(ended.getDescription()).contains("injected"), ended);
+            commitWrites("{\"update\": {\"name\": \"" + doc(run + "/late") + "\", \"fields\": {\"tag\": {\"stringValue\": \"x\"}}}}");
+            Bidi resumed = new Bidi(this.listen, "ListenRequest", CallOptions.DEFAULT);
+            resumed.send(target.formatted(token == null ? "" : "\"resumeToken\": \"" + token + "\","));
+            List<JsonObject> after = resumed.until(FirestoreCheck::globalNoChange);
+            List<String> changed = after == null ? List.of() : after.stream().filter(r -> r.has("documentChange"))
+                    .map(r -> path(r, "documentChange.document.name")).toList();
+            check("faults: the resumed Listen (resume token) sends the write made while it was down, once",
+                    token != null && changed.equals(List.of(doc(run + "/late"))), "token " + token + ", changes " + changed);
+            resumed.requests.cancel("done", null);
+            check("faults: ... the drop fired", fired(id) == -1, fired(id));
+        } finally {
+            faultCall("DELETE", "", null);
+            channel = saved;
+            retrying.shutdownNow();
+            retrying.awaitTermination(5, TimeUnit.SECONDS);
+        }
     }
 }

@@ -122,6 +122,64 @@ import Testing
         }
     }
 
+    /// A path prefix meets Listen through its targets: a query whose collection, or a
+    /// document target whose documents, lie under the prefix (as RunQuery and
+    /// BatchGetDocuments are matched); a target elsewhere is not touched.
+    @Test func grpcListenFaultWithAPathPrefix() throws {
+        try withServer { port, state in
+            let client = try GRPCTestClient(port: port)
+            #expect(try client.call("Commit", Self.commitRequest([ListenRPCTests.user("ada", 40)])).status == 0)
+            try state.faults.add(rule("method=Listen,path=users,error=UNAVAILABLE"))
+            let query = try GRPCTestStream(port: port, method: "Listen")
+            query.send(ListenRPCTests.addQuery(1))
+            #expect(try query.finalStatus() == 14)
+            let document = try GRPCTestStream(port: port, method: "Listen")
+            document.send(ListenRPCTests.addDocuments(1, [Self.name("users/ada")]))
+            #expect(try document.finalStatus() == 14)
+            // usersX is not under users: ADD, the document, CURRENT, NO_CHANGE.
+            let elsewhere = try GRPCTestStream(port: port, method: "Listen")
+            elsewhere.send(ListenRPCTests.addDocuments(1, [Self.name("usersX/a")]))
+            #expect(try elsewhere.next(3).count == 3)
+            #expect(elsewhere.status == nil)
+            #expect(state.faults.list().map(\.fired) == [2])
+        }
+    }
+
+    /// `dropAfter` on the server streams: RunQuery and BatchGetDocuments send that many
+    /// messages, then end UNAVAILABLE (even when the answer had no more: the client never
+    /// sees it complete); over REST, whose answer is one body, the connection is closed.
+    @Test func serverStreamsDroppedAfterMessages() throws {
+        try withServer { port, state in
+            let client = try GRPCTestClient(port: port)
+            #expect(try client.call("Commit", Self.commitRequest([ListenRPCTests.user("ada", 40), ListenRPCTests.user("bo", 50)])).status == 0)
+            let query = TestProto.message { w in
+                w.writeString(1, FirestoreRPCTests.root)
+                w.writeMessage(2) { StructuredQueryMessage.encode(StructuredQuery(collectionID: "users"), into: &$0) }
+            }
+            try state.faults.add(rule("method=RunQuery,dropAfter=1,once"))
+            let cut = try client.call("RunQuery", query)
+            #expect(cut.status == 14 && cut.messages.count == 1 && cut.message.contains("dropped"))
+            #expect(try client.call("RunQuery", query).messages.count == 2)  // once: whole again
+            try state.faults.add(rule("method=RunQuery,dropAfter=2,once"))
+            let whole = try client.call("RunQuery", query)
+            #expect(whole.status == 14 && whole.messages.count == 2)  // all sent, never completed
+
+            let batch = TestProto.message { w in
+                w.writeString(1, Self.db.name)
+                w.writeString(2, Self.name("users/ada")); w.writeString(2, Self.name("users/bo"))
+            }
+            try state.faults.add(rule("method=BatchGetDocuments,dropAfter=0,once"))
+            let none = try client.call("BatchGetDocuments", batch)
+            #expect(none.status == 14 && none.messages.isEmpty)
+            #expect(try client.call("BatchGetDocuments", batch).messages.count == 2)
+
+            try state.faults.add(rule("method=RunQuery,dropAfter=1,once"))
+            let body = #"{"structuredQuery":{"from":[{"collectionId":"users"}]}}"#
+            #expect(try RawHTTPClient(port: port).request("POST", "\(Self.rest):runQuery", body: body) == nil)
+            #expect(try RawHTTPClient(port: port).request("POST", "\(Self.rest):runQuery", body: body)?.status == 200)
+        }
+    }
+
     @Test func grpcWriteStreamErrorAndDroppedAnswer() throws {
         try withServer { port, state in
             try state.faults.add(rule("method=Write,error=UNAVAILABLE,once"))

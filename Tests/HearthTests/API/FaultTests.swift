@@ -76,4 +76,64 @@ import Testing
         db.faults.inject(.unavailable, times: nil)
         #expect(try await db.document("r/a").getDocument(source: .cache).exists)
     }
+
+    /// Aggregations are the SDK's RunAggregationQuery: faulted by that name and by their
+    /// query's collection; a dropped answer means the count was computed and lost.
+    @Test func aggregationsFailWithTheInjectedStatus() async throws {
+        let db = apiDB()
+        try await db.document("agg/a").setData(["x": 1])
+        db.faults.inject(.unavailable, on: .runAggregationQuery, path: "agg", times: 1)
+        #expect(try await db.collection("other").count.getAggregation(source: .server).count.intValue == 0)
+        let failed = await apiError { _ = try await db.collection("agg").count.getAggregation(source: .server) }
+        #expect(failed?.code == FirestoreErrorCode.Code.unavailable.rawValue)
+        #expect(db.faults.active.isEmpty)
+        db.faults.inject(.dropAnswer, on: .runAggregationQuery)
+        #expect(await apiError { _ = try await db.collection("agg").count.getAggregation(source: .server) }?.code
+                == FirestoreErrorCode.Code.unavailable.rawValue)
+        // A query's own faults (RunQuery) leave its aggregations alone.
+        db.faults.inject(.internal, on: .runQuery, times: nil)
+        #expect(try await db.collection("agg").count.getAggregation(source: .server).count.intValue == 1)
+    }
+
+    /// A Listen fault meets a listener when it adds its target. The SDK never reports a
+    /// failed watch stream to the listener: it retries, and the first failure marks the
+    /// client offline (online_state_tracker.cc, kMaxWatchStreamFailures = 1), so the first
+    /// snapshot is raised from the cache (query_listener.cc, ShouldRaiseInitialEvent), then,
+    /// with metadata changes, the in-sync one. Without a fault the first is the server's.
+    @Test func aListenFaultRaisesTheFirstSnapshotFromTheCacheThenInSync() async throws {
+        let db = localDB()
+        // Written by another instance: this one's cache holds nothing of them.
+        try await db.authenticated(uid: "writer").document("l/a").setData(["x": 1])
+        try await db.authenticated(uid: "writer").document("m/a").setData(["x": 1])
+        db.faults.inject(.unavailable, on: .listen, path: "l", times: 1)
+        let faulted = LocalEvents<QuerySnapshot>()
+        let r1 = db.collection("l").addSnapshotListener(includeMetadataChanges: true, listener: faulted.add)
+        await db.waitUntilIdle()
+        #expect(faulted.values.map { localShow($0) } == ["a{x:1}", "a{x:1}"])
+        #expect(faulted.values.map(\.metadata.isFromCache) == [true, false])
+        #expect(faulted.errors.isEmpty)
+        #expect(db.faults.active.isEmpty)
+        // Another path: the rule (now for every Listen under l) leaves it alone.
+        db.faults.inject(.unavailable, on: .listen, path: "l", times: nil)
+        let plain = LocalEvents<QuerySnapshot>()
+        let r2 = db.collection("m").addSnapshotListener(includeMetadataChanges: true, listener: plain.add)
+        await db.waitUntilIdle()
+        #expect(plain.values.map(\.metadata.isFromCache) == [false])
+        // A document listener, with a dropped stream; and one without a fault: in sync at once.
+        db.faults.clear()
+        try await db.authenticated(uid: "writer").document("n/b").setData(["x": 2])
+        try await db.authenticated(uid: "writer").document("n/c").setData(["x": 3])
+        db.faults.add(try FaultRule.parse(spec: "method=Listen,path=n/b,dropAfter=0,once"))
+        let document = LocalEvents<DocumentSnapshot>()
+        let r3 = db.document("n/b").addSnapshotListener(includeMetadataChanges: true, listener: document.add)
+        await db.waitUntilIdle()
+        #expect(document.values.map(\.metadata.isFromCache) == [true, false])
+        #expect(db.faults.active.isEmpty)
+        let control = LocalEvents<DocumentSnapshot>()
+        let r4 = db.document("n/c").addSnapshotListener(includeMetadataChanges: true, listener: control.add)
+        await db.waitUntilIdle()
+        #expect(control.values.map(\.metadata.isFromCache) == [false])
+        r4.remove()
+        r1.remove(); r2.remove(); r3.remove()
+    }
 }
