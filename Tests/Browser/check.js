@@ -305,7 +305,6 @@ async function main() {
   // Injected faults (docs/faults.md), set through the emulator endpoint: the Listen channel
   // cut (an error message on its back channel, then a reset that forgets the session) and
   // the SDK reconnecting; a write sent while the Write stream fails, arriving once.
-  // Written without an SDK build at hand: first run by hand pending (docs/faults.md).
   await check('faults: Listen channel cut and reset, writes through a failing Write stream', async () => {
     const project = 'demo-faults-web';
     const faults = `http://127.0.0.1:${port}/emulator/v1/projects/${project}/faults`;
