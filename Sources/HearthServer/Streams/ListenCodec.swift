@@ -4,6 +4,9 @@ import HearthCore
 /// (`ListenProtobufCodec`), proto3 JSON over WebChannel (`ListenJSONCodec`). The session
 /// decides what to send; the codec only writes it.
 protocol ListenCodec: Sendable {
+    /// Which encoding this is: streams with the same kind share a commit's encoded
+    /// changes (`SharedListenEncodings`).
+    var kind: ListenCodecKind { get }
     func decodeRequest(_ bytes: [UInt8]) throws(FirestoreError) -> ListenMessages.Request
     func targetChange(_ type: ListenMessages.ChangeType, targetIDs: [Int32], cause: FirestoreError?,
                       resumeToken: [UInt8]?, readTime: Timestamp?) -> [UInt8]
@@ -20,8 +23,15 @@ extension ListenCodec {
     }
 }
 
+/// The encodings a Listen stream's messages come in.
+enum ListenCodecKind: Hashable, Sendable {
+    case protobuf, json
+}
+
 /// The gRPC encoding (firestore.proto).
 struct ListenProtobufCodec: ListenCodec {
+    var kind: ListenCodecKind { .protobuf }
+
     func decodeRequest(_ bytes: [UInt8]) throws(FirestoreError) -> ListenMessages.Request {
         try ListenMessages.decodeRequest(bytes)
     }

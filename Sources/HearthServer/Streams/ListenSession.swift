@@ -392,7 +392,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
     private func sendNoChange(_ readTime: Timestamp) throws(FirestoreError) {
         let t = max(Self.reported(readTime), lastReadTime ?? readTime)
         lastReadTime = t
-        try emit(codec.targetChange(.noChange, targetIDs: [], resumeToken: ListenResumeToken.encode(t), readTime: t))
+        try emit(SharedListenEncodings.noChange(t, codec: codec))
     }
 
     // MARK: Requests
@@ -516,7 +516,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
                 if change.kind == .removed {
                     try sendGone(change.document.path, from: id, readTime: snapshot.readTime, database: database)
                 } else {
-                    try emit(codec.documentChange(change.document, database: database, targetIDs: [id]))
+                    try emit(SharedListenEncodings.documentChange(change.document, database: database, targetIDs: [id], codec: codec))
                 }
             }
             return

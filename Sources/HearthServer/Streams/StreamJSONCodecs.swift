@@ -5,6 +5,8 @@ import HearthCore
 /// the same `ListenMessages.Request` the protobuf decoder makes, and the same responses,
 /// written with the REST API's value and document codec.
 struct ListenJSONCodec: ListenCodec {
+    var kind: ListenCodecKind { .json }
+
     func decodeRequest(_ bytes: [UInt8]) throws(FirestoreError) -> ListenMessages.Request {
         var o = try ProtoObject(parseJSON(bytes), context: "")
         var request = ListenMessages.Request()
