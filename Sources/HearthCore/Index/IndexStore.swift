@@ -44,50 +44,104 @@ struct IndexStore: Sendable {
     /// group's documents fill only some of them (other collections' are skipped quickly).
     static let parallelBuildChunks = 32
 
-    /// Builds `definition` from every document of its collection group in `documents`. In a
-    /// large database, two threads take stretches of the document tree in turn, each making
-    /// and sorting the entries of its own; the two sorted runs are then merged.
+    /// Builds `definition` from every document of its collection group in `documents`.
     mutating func materialize(_ definition: IndexDefinition, from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
-        guard entries(definition) == nil else { return }
+        materialize([definition], from: documents)
+    }
+
+    /// Builds every definition of `definitions` not yet materialised, in one pass over
+    /// `documents`: each document is read once for all of them (a restart with several
+    /// declared indexes on several collections read every document once per index before,
+    /// each read of a cold document a cache miss). In a large database, two threads take
+    /// stretches of the document tree in turn, each making and sorting runs of entries of
+    /// its own, one per definition; then each definition's two runs are merged and its tree
+    /// built, the definitions shared between the threads.
+    mutating func materialize(_ definitions: [IndexDefinition], from documents: PersistentSortedMap<DocumentKey, DocumentVersion>) {
+        var wanted: [IndexDefinition] = []
+        for d in definitions where entries(d) == nil && !wanted.contains(d) { wanted.append(d) }
+        guard !wanted.isEmpty else { return }
+        // The wanted definitions of each collection group, found per document by comparing
+        // its collection ID with a handful of strings (no hashing).
+        var groups: [(id: String, positions: [Int])] = []
+        for (i, d) in wanted.enumerated() {
+            if let g = groups.firstIndex(where: { utf8Equal($0.id, d.collectionGroup) }) { groups[g].positions.append(i) } else { groups.append((d.collectionGroup, [i])) }
+        }
         let splits = documents.count >= Self.parallelBuildMinimum ? documents.splitKeys(parts: Self.parallelBuildChunks) : []
         let threads = splits.isEmpty ? 1 : 2
         let next = Atomic<Int>(0)
-        let runs = HearthMutex<[[Element]]>(Array(repeating: [], count: threads))
+        let runs = HearthMutex<[[[Element]]]>(Array(repeating: [], count: threads))
+        let wantedDefinitions = wanted, wantedGroups = groups
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var run: [Element] = []
+            var mine = [[Element]](repeating: [], count: wantedDefinitions.count)
+            var hints = wantedDefinitions.map { [Int](repeating: 0, count: $0.fields.count) }
+            var scratch: [UInt8] = []
             while true {
                 // Stretch i runs from splits[i - 1] to splits[i]; the first and last, to the ends.
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard chunk <= splits.count else { break }
-                Self.appendEntries(of: definition, in: documents, from: chunk == 0 ? nil : splits[chunk - 1],
-                                   below: chunk == splits.count ? nil : splits[chunk], to: &run)
+                Self.appendEntries(of: wantedDefinitions, groups: wantedGroups, in: documents, from: chunk == 0 ? nil : splits[chunk - 1],
+                                   below: chunk == splits.count ? nil : splits[chunk], hints: &hints, scratch: &scratch, to: &mine)
             }
             // Entry keys are unique (each ends with its document's name): sort, then build.
-            run.sort { $0.key < $1.key }
-            runs.withLock { $0[thread] = run }
+            for i in mine.indices { mine[i].sort { $0.key < $1.key } }
+            runs.withLock { $0[thread] = mine }
         }
-        // Taken out of the lock's array, so each run's only reference is the caller's.
+        // Taken out of the lock's array, so each run's only reference is ours.
         var sorted = runs.withLock { runs in defer { runs = [] }; return runs }
-        let elements = sorted.count == 1 ? sorted.removeLast() : Self.merged(sorted.removeFirst(), sorted.removeLast())
-        byGroup[definition.collectionGroup, default: []].append(materialized.count)
-        materialized.append((definition, Entries(sortedElements: consume elements)))
+        var perDefinition: [[[Element]]] = wanted.indices.map { i in
+            (0..<threads).map { t in
+                defer { sorted[t][i] = [] }
+                return sorted[t][i]
+            }
+        }
+        sorted = []
+        // Merging and building each definition's tree, on both threads when there are several.
+        var built = [Entries?](repeating: nil, count: wanted.count)
+        built.withUnsafeMutableBufferPointer { builtBuffer in
+            perDefinition.withUnsafeMutableBufferPointer { inputBuffer in
+                // Index i of both is touched only by the one thread that takes i; `built` is
+                // read after all finish.
+                nonisolated(unsafe) let out = builtBuffer, inputs = inputBuffer
+                let taken = Atomic<Int>(0)
+                DispatchQueue.concurrentPerform(iterations: min(threads, out.count)) { _ in
+                    while true {
+                        let i = taken.wrappingAdd(1, ordering: .relaxed).oldValue
+                        guard i < out.count else { break }
+                        var own: [[Element]] = []
+                        swap(&own, &inputs[i])
+                        let elements = own.count == 1 ? own.removeLast() : Self.merged(own.removeFirst(), own.removeLast())
+                        out[i] = Entries(sortedElements: consume elements)
+                    }
+                }
+            }
+        }
+        perDefinition = []
+        for (i, d) in wanted.enumerated() {
+            byGroup[d.collectionGroup, default: []].append(materialized.count)
+            materialized.append((d, built[i]!))
+        }
     }
 
-    /// Appends the entries of `definition` for the documents of its group from `lower`
-    /// (included) to `upper` (excluded) in `documents`, unsorted; a nil bound is the map's end.
-    private static func appendEntries(of definition: IndexDefinition, in documents: PersistentSortedMap<DocumentKey, DocumentVersion>,
-                                      from lower: DocumentKey?, below upper: DocumentKey?, to elements: inout [Element]) {
-        // Where each indexed field was in the previous document (most share one shape).
-        var hints = [Int](repeating: 0, count: definition.fields.count)
-        var scratch: [UInt8] = []
-        let group = definition.collectionGroup
+    /// Appends, to `runs[i]`, the entries of `definitions[i]` for the documents of its group
+    /// from `lower` (included) to `upper` (excluded) in `documents`, unsorted; a nil bound is
+    /// the map's end. `groups` lists the positions of each collection group's definitions.
+    private static func appendEntries(of definitions: [IndexDefinition], groups: [(id: String, positions: [Int])],
+                                      in documents: PersistentSortedMap<DocumentKey, DocumentVersion>,
+                                      from lower: DocumentKey?, below upper: DocumentKey?,
+                                      hints: inout [[Int]], scratch: inout [UInt8], to runs: inout [[Element]]) {
         var it = documents.elements(from: lower, inclusive: true, descending: false)
         // Read in place: no copy of each key and version out of the tree.
         while it.withNext({ key, version -> Bool in
             if let upper, !(key < upper) { return false }
             // The group first: reading a document of another group would touch it for nothing.
-            guard utf8Equal(key.path.segments[key.path.count - 2], group), let doc = version.document else { return true }
-            forEachEntryKey(of: doc, key: key, in: definition, hints: &hints, scratch: &scratch) { elements.append(($0, doc)) }
+            let collection = key.path.segments[key.path.count - 2]
+            guard let group = groups.firstIndex(where: { utf8Equal(collection, $0.id) }), let doc = version.document else { return true }
+            for position in groups[group].positions {
+                // Where each indexed field was in the previous document (most share one shape).
+                forEachEntryKey(of: doc, key: key, in: definitions[position], hints: &hints[position], scratch: &scratch) {
+                    runs[position].append(($0, doc))
+                }
+            }
             return true
         }) == true {}
     }

@@ -435,15 +435,11 @@ public final class Database: Sendable {
             restored.readTime = commitTime
             // A snapshot taken before the indexes were declared (or an empty one, as a clear
             // restores) lacks them: built here, once, as a configuration change would.
-            for d in core.declared where restored.indexes.entries(d) == nil {
-                restored.indexes.materialize(d, from: restored.documents)
-            }
+            restored.indexes.materialize(core.declared, from: restored.documents)
             if hub.isActive {
                 // Views re-run their queries on the restored state, which may predate
                 // their indexes.
-                for d in hub.requiredIndexes where restored.indexes.entries(d) == nil {
-                    restored.indexes.materialize(d, from: restored.documents)
-                }
+                restored.indexes.materialize(hub.requiredIndexes, from: restored.documents)
             }
             core.state = restored
             core.lastCommit = commitTime
@@ -486,9 +482,7 @@ public final class Database: Sendable {
     /// and from then on maintained by every commit).
     func materializing(_ definitions: [IndexDefinition]) -> DatabaseState {
         core.withLock { core in
-            for d in definitions where core.state.indexes.entries(d) == nil {
-                core.state.indexes.materialize(d, from: core.state.documents)
-            }
+            core.state.indexes.materialize(definitions, from: core.state.documents)
             return core.state
         }
     }
@@ -496,9 +490,8 @@ public final class Database: Sendable {
     /// Makes `definitions` the declared indexes and materialises those the state lacks.
     private static func materializeDeclared(_ core: inout Core, _ definitions: [IndexDefinition]) {
         core.declared = definitions
-        for d in definitions where core.state.indexes.entries(d) == nil {
-            core.state.indexes.materialize(d, from: core.state.documents)
-        }
+        // All in one pass over the documents (a restart builds every declared index here).
+        core.state.indexes.materialize(definitions, from: core.state.documents)
     }
 
     /// Replaces the index settings and builds the declared indexes the state lacks, under

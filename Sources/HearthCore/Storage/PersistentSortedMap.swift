@@ -70,17 +70,32 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
     /// Builds a map from elements sorted by strictly increasing key, bottom-up in O(n)
     /// (how an index over an existing collection is built in one pass).
     init(sortedElements elements: consuming [(key: Key, value: Value)], maxKeysPerNode: Int = Self.defaultMaxKeysPerNode) {
+        self.init(sortedChunks: [elements], maxKeysPerNode: maxKeysPerNode)
+    }
+
+    /// `init(sortedElements:)` of the chunks' elements one after another (sorted across
+    /// chunks too), without first copying them into one array: a restart decodes a snapshot
+    /// in chunks, and appending each to one array retained and released every key and value.
+    init(sortedChunks chunks: consuming [[(key: Key, value: Value)]], maxKeysPerNode: Int = Self.defaultMaxKeysPerNode) {
         self.init(maxKeysPerNode: maxKeysPerNode)
-        guard !elements.isEmpty else { return }
+        let total = chunks.reduce(0) { $0 + $1.count }
+        guard total > 0 else { return }
         // Elements a subtree of each height can hold when full.
         var capacities = [maxKeys]
-        while capacities.last! < elements.count { capacities.append((maxKeys + 1) * capacities.last! + maxKeys) }
-        count = elements.count
-        // The nodes take the elements from the end of the array, right to left, each filling
-        // its arrays from the back: removeLast moves every element into place, so no key or
-        // value is copied (and retained) again.
-        var remaining = elements
+        while capacities.last! < total { capacities.append((maxKeys + 1) * capacities.last! + maxKeys) }
+        count = total
+        // The nodes take the elements from the end of the last chunk, right to left, each
+        // filling its arrays from the back: removeLast moves every element into place, so no
+        // key or value is copied (and retained) again.
+        var remaining = chunks
         root = Self.build(&remaining, count: count, height: capacities.count - 1, capacities: capacities)
+    }
+
+    /// The last element of the last non-empty chunk, removed (moved out).
+    @inline(__always)
+    private static func takeLast(_ chunks: inout [[(key: Key, value: Value)]]) -> (key: Key, value: Value) {
+        while chunks[chunks.count - 1].isEmpty { chunks.removeLast() }
+        return chunks[chunks.count - 1].removeLast()
     }
 
     /// A subtree of exactly `height` levels below its root holding the last `count` of
@@ -91,14 +106,14 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
     /// nodes made by inserts have: a full node that takes one more key then splits in place.
     /// Sized to their contents, the first insert into a full node would double its arrays, and
     /// the half it keeps after the split would hold on to twice the memory it needs.
-    private static func build(_ elements: inout [(key: Key, value: Value)], count: Int, height: Int, capacities: [Int]) -> Node {
+    private static func build(_ elements: inout [[(key: Key, value: Value)]], count: Int, height: Int, capacities: [Int]) -> Node {
         let room = capacities[0] + 1
         if height == 0 {
             var values: [Value] = []
             let keys = [Key](unsafeUninitializedCapacity: room) { keyBuffer, keysInitialized in
                 values = [Value](unsafeUninitializedCapacity: room) { valueBuffer, valuesInitialized in
                     for i in stride(from: count - 1, through: 0, by: -1) {
-                        let (key, value) = elements.removeLast()
+                        let (key, value) = takeLast(&elements)
                         keyBuffer.initializeElement(at: i, to: key)
                         valueBuffer.initializeElement(at: i, to: value)
                     }
@@ -119,7 +134,7 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
                         let size = perChild + (c < extra ? 1 : 0)
                         childBuffer.initializeElement(at: c, to: build(&elements, count: size, height: height - 1, capacities: capacities))
                         if c > 0 {
-                            let (key, value) = elements.removeLast()
+                            let (key, value) = takeLast(&elements)
                             keyBuffer.initializeElement(at: c - 1, to: key)
                             valueBuffer.initializeElement(at: c - 1, to: value)
                         }

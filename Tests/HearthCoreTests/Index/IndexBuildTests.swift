@@ -59,4 +59,36 @@ import Testing
         #expect(built.map(\.key) == expected.map(\.key))
         #expect(built.map(\.path) == expected.map(\.path))
     }
+
+    @Test("one pass building several definitions of several groups equals building each alone")
+    func severalDefinitionsInOnePass() throws {
+        let documents = Self.documents(count: max(5_000, IndexStore.parallelBuildMinimum))
+        // Groups `c` and `a` and `cz` at once, one definition repeated and one already built.
+        let others = [
+            IndexDefinition(collectionGroup: "a", fields: [.init(testFieldPath("category"), .ascending)]),
+            IndexDefinition(collectionGroup: "cz", fields: [.init(testFieldPath("score"), .descending)]),
+        ]
+        let all = Self.definitions + others
+        var together = IndexStore()
+        together.materialize(all[0], from: documents)
+        together.materialize(all + [all[1]], from: documents)
+        for definition in all {
+            var alone = IndexStore()
+            alone.materialize(definition, from: documents)
+            let expected = try #require(alone.entries(definition)).map { ($0.key, $0.value.path) }
+            let built = try #require(together.entries(definition)).map { ($0.key, $0.value.path) }
+            #expect(expected.count > 300)
+            #expect(built.map(\.0) == expected.map(\.0))
+            #expect(built.map(\.1) == expected.map(\.1))
+        }
+        // Each materialised once: an update reaches every index of its group exactly once.
+        let key = DocumentKey(testPath("c/new"))
+        var fields = MapValue()
+        fields.setValue(.integer(5), at: testFieldPath("score"))
+        fields.setValue(.string("cat-1"), at: testFieldPath("category"))
+        let time = Timestamp(seconds: 1_700_000_001, nanos: 0)
+        together.update(key, from: nil, to: Document(path: key.path, fields: fields, createTime: time, updateTime: time))
+        let scoreIndex = try #require(together.entries(Self.definitions[0]))
+        #expect(scoreIndex.filter { $0.value.path == key.path }.count == 1)
+    }
 }
