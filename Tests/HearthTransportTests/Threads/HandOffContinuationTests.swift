@@ -1,6 +1,5 @@
 import Foundation
 import HearthLock
-import HearthTestSupport
 import Synchronization
 import Testing
 
