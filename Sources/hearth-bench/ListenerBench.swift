@@ -1,5 +1,6 @@
 import FirebaseFirestore
 import Foundation
+import HearthLock
 import SeededRandom
 
 /// Listener workloads, on private callback queues so delivery is measured rather
@@ -157,7 +158,7 @@ private func pendingWrites() async throws -> Measurement {
     var samples: [Double] = []
     for round in 0..<5 {
         samples.append(try await time {
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            await withHandOffContinuation { (done: HandOffContinuation<Void, Never>) in
                 queue.async {
                     for i in 0..<writes { c.document(Workload.id(i)).setData(["v": round * writes + i]) }
                     done.resume()

@@ -6,7 +6,7 @@ import HearthLock
 final class ListenerDeliveries: Sendable {
     private struct State {
         var pending = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [HandOffContinuation<Void, Never>] = []
     }
 
     private let state = HearthMutex(State())
@@ -16,7 +16,7 @@ final class ListenerDeliveries: Sendable {
     }
 
     func end() {
-        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let ready = state.withLock { s -> [HandOffContinuation<Void, Never>] in
             s.pending -= 1
             guard s.pending == 0 else { return [] }
             defer { s.waiters = [] }
@@ -27,7 +27,7 @@ final class ListenerDeliveries: Sendable {
 
     /// Returns once no callback is pending.
     func waitUntilIdle() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+        await withHandOffContinuation { (c: HandOffContinuation<Void, Never>) in
             let idle = state.withLock { s -> Bool in
                 if s.pending == 0 { return true }
                 s.waiters.append(c)

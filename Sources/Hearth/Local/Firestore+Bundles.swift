@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLock
 
 /// Bundles: loading them into the instance's cache and looking up their named queries, as
 /// the SDK does; and building them from the database, as the Admin SDKs do.
@@ -67,7 +68,7 @@ extension Firestore {
 
     /// The async form: the final progress, or the error.
     public func loadBundle(_ bundleData: Data) async throws -> LoadBundleTaskProgress {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withThrowingHandOffContinuation { continuation in
             loadBundle(bundleData) { progress, error in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: progress!) }
             }
@@ -76,7 +77,7 @@ extension Firestore {
 
     public func loadBundle(_ bundleStream: InputStream) async throws -> LoadBundleTaskProgress {
         let stream = UncheckedBox(bundleStream)
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await withThrowingHandOffContinuation { continuation in
             loadBundle(stream.value) { progress, error in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: progress!) }
             }

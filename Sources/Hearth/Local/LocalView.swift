@@ -235,7 +235,7 @@ final class LocalView: Sendable {
     /// reconnection (`waitForPendingWrites`; `waitUntilIdle` does not wait for the network).
     func drain(on queue: DispatchQueue, offlineWrites: Bool = false) async {
         guard hasQueuedWrites || undelivered.load(ordering: .acquiring) > 0 else { return }
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+        await withHandOffContinuation { (c: HandOffContinuation<Void, Never>) in
             if offlineWrites { whenWritesAcknowledged(on: queue) { c.resume() } } else { queue.async { c.resume() } }
         }
     }
@@ -377,7 +377,7 @@ final class LocalView: Sendable {
     /// (or refused) on reconnection. nil when the instance is online.
     func commitWhenOnline(_ writes: [Write], authorize: Database.CommitAuthorizer?) async -> Result<CommitResult, FirestoreError>? {
         guard isOffline else { return nil }
-        return await withCheckedContinuation { (c: CheckedContinuation<Result<CommitResult, FirestoreError>?, Never>) in
+        return await withHandOffContinuation { (c: HandOffContinuation<Result<CommitResult, FirestoreError>?, Never>) in
             if !queueOffline(writes, authorize: authorize, onQueue: false, completion: { c.resume(returning: $0) }) {
                 c.resume(returning: nil)
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Hearth
+import HearthLock
 
 // Helpers shared by the Hearth API tests. Names carry an `api` prefix so they cannot clash
 // with helpers of other test files in this target (e.g. the Codable tests).
@@ -52,7 +53,7 @@ struct APISent<T>: @unchecked Sendable {
 
 /// Waits for a completion-handler API: `start` receives the function to call with the result.
 func apiCallback<T>(_ start: (@escaping (T) -> Void) -> Void) async -> T {
-    let box = await withCheckedContinuation { (c: CheckedContinuation<APISent<T>, Never>) in
+    let box = await withHandOffContinuation { (c: HandOffContinuation<APISent<T>, Never>) in
         start { c.resume(returning: APISent(value: $0)) }
     }
     return box.value

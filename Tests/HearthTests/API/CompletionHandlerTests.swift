@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Hearth
+import HearthLock
 
 /// The completion-handler forms: each handler runs once, on `settings.dispatchQueue`
 /// (docs/embedded-api.md#linux-and-apple-platforms item 5).
@@ -160,20 +161,20 @@ import Testing
         let ref = db.document("c/d")
         try await ref.setData(["a": 1])
         _ = apiMainQueueKey
-        let readOnMain: Bool? = await withCheckedContinuation { (c: CheckedContinuation<Bool?, Never>) in
+        let readOnMain: Bool? = await withHandOffContinuation { (c: HandOffContinuation<Bool?, Never>) in
             let once = APIResumeOnce(c)
             ref.getDocument { _, _ in once.resume(apiIsOnMainQueue) }
             // Guards against a runner that never services the main queue.
             DispatchQueue.global().asyncAfter(deadline: .now() + 10) { once.resume(nil) }
         }
         #expect(readOnMain == true)
-        let writeOnMain: Bool? = await withCheckedContinuation { (c: CheckedContinuation<Bool?, Never>) in
+        let writeOnMain: Bool? = await withHandOffContinuation { (c: HandOffContinuation<Bool?, Never>) in
             let once = APIResumeOnce(c)
             ref.setData(["b": 2]) { _ in once.resume(apiIsOnMainQueue) }
             DispatchQueue.global().asyncAfter(deadline: .now() + 10) { once.resume(nil) }
         }
         #expect(writeOnMain == true)
-        let transactionOnMain: Bool? = await withCheckedContinuation { (c: CheckedContinuation<Bool?, Never>) in
+        let transactionOnMain: Bool? = await withHandOffContinuation { (c: HandOffContinuation<Bool?, Never>) in
             let once = APIResumeOnce(c)
             db.runTransaction({ _, _ in nil }, completion: { _, _ in once.resume(apiIsOnMainQueue) })
             DispatchQueue.global().asyncAfter(deadline: .now() + 10) { once.resume(nil) }
@@ -190,9 +191,9 @@ final class APIRefHolder: @unchecked Sendable {
 /// Resumes a continuation at most once (a result or a timeout, whichever comes first).
 final class APIResumeOnce<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, Never>?
+    private var continuation: HandOffContinuation<T, Never>?
 
-    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = continuation }
+    init(_ continuation: HandOffContinuation<T, Never>) { self.continuation = continuation }
 
     func resume(_ value: T) {
         lock.lock()

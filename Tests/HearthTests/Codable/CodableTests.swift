@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Hearth
+import HearthLock
 
 // Codable models through a real database: `setData(from:)` / `addDocument(from:)` /
 // batch and transaction writes, then `getDocument(as:)` / `data(as:)`, checking both the
@@ -166,7 +167,7 @@ private struct CodableSent<T>: @unchecked Sendable {
 
 /// Waits for a completion-handler API.
 private func codableCallback<T>(_ start: (@escaping (T) -> Void) -> Void) async -> T {
-    await withCheckedContinuation { (c: CheckedContinuation<CodableSent<T>, Never>) in
+    await withHandOffContinuation { (c: HandOffContinuation<CodableSent<T>, Never>) in
         start { c.resume(returning: CodableSent(value: $0)) }
     }.value
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Hearth
+import HearthLock
 
 /// Loading bundles into an instance's cache, mirroring firebase-ios-sdk
 /// Firestore/Example/Tests/Integration/API/FIRBundlesTests.mm (its bundle: two documents of
@@ -27,7 +28,7 @@ struct BundleTests {
     /// tests do; returns every report, the completion's progress and error.
     static func load(_ db: Firestore, _ data: Data) async -> (progress: [LoadBundleTaskProgress], result: LoadBundleTaskProgress?, error: Error?) {
         let seen = LocalEvents<LoadBundleTaskProgress>()
-        let (result, error) = await withCheckedContinuation { (c: CheckedContinuation<APISent<(LoadBundleTaskProgress?, Error?)>, Never>) in
+        let (result, error) = await withHandOffContinuation { (c: HandOffContinuation<APISent<(LoadBundleTaskProgress?, Error?)>, Never>) in
             let task = db.loadBundle(data) { progress, error in c.resume(returning: APISent(value: (progress, error))) }
             task.addObserver { seen.add($0, nil) }
         }.value
@@ -37,7 +38,7 @@ struct BundleTests {
 
     /// Returns once every block queued on `db`'s callback queue so far has run.
     static func drainCallbacks(_ db: Firestore) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in db.callbackQueue.async { c.resume() } }
+        await withHandOffContinuation { (c: HandOffContinuation<Void, Never>) in db.callbackQueue.async { c.resume() } }
     }
 
     func expectInProgress(_ p: LoadBundleTaskProgress, documents: Int) {
@@ -137,7 +138,7 @@ struct BundleTests {
     func lateObserverSeesEveryReport() async throws {
         let db = localDB()
         let task: LoadBundleTask = db.loadBundle(Self.sdkBundle())
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+        await withHandOffContinuation { (c: HandOffContinuation<Void, Never>) in
             task.addObserver { if $0.state != .inProgress { c.resume() } }
         }
         await Self.drainCallbacks(db)
