@@ -106,14 +106,19 @@ extension Database {
     }
 
     /// Takes `client` offline (`true`) or back online, as the SDK's `disableNetwork()` /
-    /// `enableNetwork()`: offline, its targets and reads show the database as it was at this
-    /// point with its pending batches on top, and commits do not reach them (its own batches
-    /// are applied with `applyLocally` and committed once it is back); back online, what
-    /// commits changed meanwhile reaches its targets as one step. Costs nothing while no
-    /// client is offline.
-    public func setListenClientOffline(_ client: ListenClientID, _ offline: Bool) {
+    /// `enableNetwork()`: offline, its targets and reads show `holding` (what the client's
+    /// cache holds; nil: the database as it is at this point) with its pending batches on
+    /// top, and commits do not reach them (its own batches are applied with `applyLocally`
+    /// and committed once it is back); back online, each of its targets is brought to its
+    /// current result in one step. Costs nothing while no client is offline.
+    public func setListenClientOffline(_ client: ListenClientID, _ offline: Bool, holding: [Document]? = nil) {
+        // Built outside the commit lock: O(n log n) in what the cache holds.
+        let cached = holding.map { DatabaseState.holding($0, database: id, readTime: Timestamp(seconds: 0, nanos: 0)) }
         underCommitLock { state in
-            if offline { hub.setOffline(client, state: state) } else { hub.setOnline(client, state: state) }
+            guard offline else { return hub.setOnline(client, state: state) }
+            var base = cached ?? state
+            base.readTime = state.readTime
+            hub.setOffline(client, state: base)
         }
     }
 
