@@ -28,7 +28,7 @@ extension Database {
                 state.indexes.materialize(d, from: state.documents)
             }
             let overlay = client.map { hub.overlay(of: $0) } ?? LocalOverlay()
-            // An offline client's view starts from what it saw when it went offline.
+            // An offline client's view starts from its offline base (what its cache holds).
             var base = state
             if let client, var offline = hub.base(of: client) {
                 for d in needed where offline.indexes.entries(d) == nil {
@@ -95,8 +95,7 @@ extension Database {
     }
 
     /// The document at `key` as `client` sees it: with its pending local batches applied
-    /// (`pending` true when one writes it); while it is offline, over the version it went
-    /// offline with.
+    /// (`pending` true when one writes it); while it is offline, over its offline base.
     public func localDocument(_ key: DocumentKey, client: ListenClientID) -> (document: Document?, pending: Bool) {
         let (overlay, base) = underCommitLock { state in
             (hub.overlay(of: client), (hub.base(of: client) ?? state).documents[key]?.document)
@@ -122,9 +121,9 @@ extension Database {
         }
     }
 
-    /// The database as `client` sees it: the current state (while it is offline, the state
-    /// it went offline at) with its pending local batches applied, and the paths those
-    /// batches write (the documents showing a pending write).
+    /// The database as `client` sees it: the current state (while it is offline, its offline
+    /// base) with its pending local batches applied, and the paths those batches write (the
+    /// documents showing a pending write).
     public func localState(client: ListenClientID) -> (state: DatabaseState, pending: Set<ResourcePath>) {
         let (overlay, state) = underCommitLock { state in (hub.overlay(of: client), hub.base(of: client) ?? state) }
         guard !overlay.isEmpty else { return (state, []) }
