@@ -25,7 +25,11 @@ let package = Package(
         // The protobuf wire reader and writer (proto3, and proto2 groups where asked): the
         // engine's export format and the server's gRPC messages share it.
         .target(name: "HearthProtobuf"),
-        .target(name: "HearthCore", dependencies: ["HearthProtobuf"]),
+        // The lock type every module uses (Synchronization's Mutex that ThreadSanitizer can
+        // follow), over the C module declaring TSan's annotation calls.
+        .target(name: "CHearthSanitizers"),
+        .target(name: "HearthLock", dependencies: ["CHearthSanitizers"]),
+        .target(name: "HearthCore", dependencies: ["HearthProtobuf", "HearthLock"]),
         .target(name: "Hearth", dependencies: ["HearthCore", "HearthRules"]),
         // `import FirebaseFirestore` for this package's own ScenarioTests and hearth-bench
         // (one file re-exporting Hearth); outside users write `import Hearth`, or choose the
@@ -39,7 +43,7 @@ let package = Package(
         // calls, the protobuf wire codec) below the Firestore service (REST, gRPC handlers).
         // epoll's declarations, which Glibc's Swift module leaves out (a header, no code).
         .target(name: "CHearthEpoll"),
-        .target(name: "HearthTransport", dependencies: ["CHearthEpoll"]),
+        .target(name: "HearthTransport", dependencies: ["CHearthEpoll", "HearthLock"]),
         .target(name: "HearthGRPC", dependencies: ["HearthTransport", "HearthProtobuf"]),
         // The console's web files are compiled in (PackageResources.<file>), so the binary stands alone.
         .target(name: "HearthServer", dependencies: ["HearthCore", "HearthRules", "HearthTransport", "HearthGRPC", "HearthProtobuf"],

@@ -8,7 +8,7 @@
 #   Benchmarks/request-instructions.sh [BIN] [KIND...]
 #     BIN: a release `hearth` (default: this checkout's, swift build -c release)
 #     KIND: grpc-get grpc-commit rest-get rest-patch (default: all)
-#   N1/N2 in the environment (default 500/2500).
+#   N1/N2 in the environment (default 500/2500); PORT fixes the port (default: a free one).
 #
 # Needs valgrind and nghttp2-client (h2load). Compare two builds by running it on each.
 set -euo pipefail
@@ -46,7 +46,7 @@ PY
 count() {  # KIND N → total instructions of a server run answering N requests
     local kind=$1 n=$2
     rm -f "$WORK/ready" "$WORK/cg.out"
-    valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "$BIN" serve --port 0 --no-console \
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "$BIN" serve --port "${PORT:-0}" --no-console \
         --ready-file "$WORK/ready" --seed "$WORK/seed.json" --project cost > "$WORK/serve.log" 2>&1 &
     SERVER=$!
     for _ in $(seq 1 600); do [ -s "$WORK/ready" ] && break; sleep 0.1; done

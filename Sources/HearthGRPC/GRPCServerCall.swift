@@ -1,6 +1,6 @@
 import Dispatch
 import HearthTransport
-import Synchronization
+import HearthLock
 
 /// The response side of one gRPC call, safe to use from any thread: response messages
 /// (the response headers go out before the first), then exactly one end — trailers with
@@ -22,7 +22,7 @@ public final class GRPCServerCall: Sendable {
     public let stream: HTTP2ServerStream
     /// Request metadata (the HTTP/2 request headers).
     public let request: HTTP2RequestHeaders
-    private let progress = Mutex(Progress())
+    private let progress = HearthMutex(Progress())
 
     /// Buffered message bytes that are handed to the stream without waiting for a flush.
     static let flushThreshold = 32 << 10
@@ -175,6 +175,19 @@ public final class GRPCServerCall: Sendable {
 
     /// Ends the call with a status's code and message.
     public func finish(_ status: GRPCStatus) { finish(status.code, message: status.message) }
+
+    /// Ends the call by closing its connection, sending nothing more (an injected
+    /// connection reset or dropped answer, docs/faults.md): the client sees the connection
+    /// die. Later sends and ends are ignored.
+    public func abortConnection() {
+        let ends = progress.withLock { p -> (TimerHandle?, [@Sendable () -> Void]) in
+            guard !p.ended else { return (nil, []) }
+            p.buffer = []
+            return p.end()
+        }
+        stream.closeConnection()
+        runEnd(ends)
+    }
 
     /// The client reset the stream: nothing more is sent.
     func cancel() {

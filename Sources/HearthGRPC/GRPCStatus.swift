@@ -35,9 +35,13 @@ public struct GRPCStatus: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Trailers ending a response (no `grpc-message` when there is nothing to say).
     public static func trailers(_ code: Code, message: String = "") -> [HTTP2Header] {
+        if code == .ok && message.isEmpty { return okTrailers }
         let status = HTTP2Header("grpc-status", String(code.rawValue))
         return message.isEmpty ? [status] : [status, HTTP2Header("grpc-message", encodedMessage(message))]
     }
+
+    /// Every successful call's trailers, made once.
+    private static let okTrailers = [HTTP2Header("grpc-status", "0")]
 
     /// The longest `grpc-message` sent, in encoded bytes. Messages echo the request (a
     /// document name of 20 KB is named in its INVALID_ARGUMENT), but clients refuse header

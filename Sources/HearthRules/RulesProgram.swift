@@ -23,7 +23,8 @@
 /// program.evaluateBatch([RulesWrite(path: p, newData: fieldsAfterWrite /* nil = delete */)],
 ///                       auth: auth, time: now, data: store).allowed
 ///
-/// // A query (`list`): proved from its constraints, never by reading documents (docs/rules-language.md#list-queries).
+/// // A query (`list`): proved from its constraints; only documents its `__name__` equalities
+/// // name are read (docs/rules-language.md#list-queries).
 /// program.allowsQuery(structuredQuery, auth: auth, time: now, data: store).allowed
 /// ```
 ///
@@ -186,13 +187,20 @@ public final class RulesProgram: Sendable {
     /// applicable `list` allow is proved true for every document it could return.
     public func allowsQuery(_ query: StructuredQuery, database: String = "(default)", auth: RulesAuth?, time: Timestamp,
                             data: any RulesDataSource, coverage: RulesCoverage? = nil) -> RulesDecision {
-        let resources: Result<[RulesValue], FirestoreError>
+        allowsQuery(query, in: DatabaseID(project: "rules", database: database), auth: auth, time: time, data: data, coverage: coverage)
+    }
+
+    /// The same, with the query's names (`__name__` filters, cursors) checked against
+    /// `database`, the project included: a request's query names its own project.
+    public func allowsQuery(_ query: StructuredQuery, in database: DatabaseID, auth: RulesAuth?, time: Timestamp,
+                            data: any RulesDataSource, coverage: RulesCoverage? = nil) -> RulesDecision {
+        let disjuncts: Result<[QueryProver.Disjunct], FirestoreError>
         do {
-            resources = .success(try QueryProver.symbolicResources(for: query, database: database))
+            disjuncts = .success(try QueryProver.disjuncts(for: query, in: database))
         } catch {
-            resources = .failure(error)
+            disjuncts = .failure(error)
         }
-        return prove(query, resources, database: database, auth: auth, time: time, data: data, coverage: coverage)
+        return prove(query, disjuncts, database: database.database, auth: auth, time: time, data: data, coverage: coverage)
     }
 
     /// The same for a query the engine has already validated and normalised (its
@@ -200,16 +208,27 @@ public final class RulesProgram: Sendable {
     public func allowsQuery(_ query: NormalizedQuery, auth: RulesAuth?, time: Timestamp,
                             data: any RulesDataSource, coverage: RulesCoverage? = nil) -> RulesDecision {
         let database = query.database.database
-        return prove(query.query, .success(QueryProver.symbolicResources(for: query, database: database)),
+        return prove(query.query, .success(QueryProver.disjuncts(for: query, database: database)),
                      database: database, auth: auth, time: time, data: data, coverage: coverage)
     }
 
-    private func prove(_ query: StructuredQuery, _ symbolic: Result<[RulesValue], FirestoreError>, database: String, auth: RulesAuth?,
-                       time: Timestamp, data: any RulesDataSource, coverage: RulesCoverage?) -> RulesDecision {
-        onEnoughStack { proveDisjuncts(query, symbolic, database: database, auth: auth, time: time, data: data, coverage: coverage) }
+    private func prove(_ query: StructuredQuery, _ disjuncts: Result<[QueryProver.Disjunct], FirestoreError>, database: String,
+                       auth: RulesAuth?, time: Timestamp, data: any RulesDataSource, coverage: RulesCoverage?) -> RulesDecision {
+        onEnoughStack { proveDisjuncts(query, disjuncts, database: database, auth: auth, time: time, data: data, coverage: coverage) }
     }
 
-    private func proveDisjuncts(_ query: StructuredQuery, _ symbolic: Result<[RulesValue], FirestoreError>, database: String,
+    /// The official emulator's two passes (recorded in Tests/Differential/cases/rules_by_name.py,
+    /// docs/rules-language.md#list-queries). First pass, disjunct by disjunct in the filter's
+    /// order: a disjunct whose `__name__` equalities name one document (`in` on the name gives
+    /// one disjunct per name) is checked against the allows matching that document's path,
+    /// its wildcards bound from the name and `resource` not read yet (reading it fails the
+    /// allow); any other disjunct is proved from its constraints, the document wildcard
+    /// unbound. A disjunct no allow grants denies the query at once, unless an allow erred on
+    /// a named disjunct: that one waits for the second pass, which reads its document and
+    /// evaluates its allows again with it as `resource`. Every outcome evaluated goes into a
+    /// denial's explanation (a granted one shows as `false` there, as on the emulator). The
+    /// cost of the second pass: one document read per named disjunct that needs it.
+    private func proveDisjuncts(_ query: StructuredQuery, _ symbolic: Result<[QueryProver.Disjunct], FirestoreError>, database: String,
                                 auth: RulesAuth?, time: Timestamp, data: any RulesDataSource, coverage: RulesCoverage?) -> RulesDecision {
         let request = RulesRequest.list(query, database: database, auth: auth, time: time)
         let batch = BatchState(accessLimit: EvaluationContext.accessLimit, after: [:])
@@ -217,30 +236,56 @@ public final class RulesProgram: Sendable {
         var decision = RulesDecision(allowed: false, method: .list, resourcePath: query.collectionPath, database: database,
                                      isCollectionGroup: query.allDescendants, decidingAllow: nil, outcomes: [], debugOutput: [],
                                      request: request)
-        let resources: [RulesValue]
+        let disjuncts: [QueryProver.Disjunct]
         switch symbolic {
-        case .success(let r): resources = r
+        case .success(let d): disjuncts = d
         case .failure(let error):
             decision.outcomes = [AllowOutcome(location: file.serviceLocation, methods: [], result: .error(error.message))]
             return decision
         }
-        let applicable = applicableAllows(method: .list, database: database, query: query)
+        var outcomes: [AllowOutcome] = []
         var deciding: AllowOutcome?
-        for resource in resources {
-            context.listResource = resource
-            var outcomes: [AllowOutcome] = []
-            var granted: AllowOutcome?
+        /// Runs the allows in order until one grants; whether one granted, and whether one erred.
+        func run(_ applicable: [(AllowStatement, [String: RulesValue])]) -> (granted: AllowOutcome?, erred: Bool) {
+            var erred = false
             for (allow, bindings) in applicable {
                 context.wildcards = bindings
                 let o = evaluate(allow, context)
                 outcomes.append(o)
-                if o.result == .granted { granted = o; break }
+                if o.result == .granted { return (o, erred) }
+                if case .error = o.result { erred = true }
             }
-            guard let granted else {
-                decision.outcomes = outcomes
-                decision.debugOutput = context.debugOutput
-                return decision
+            return (nil, erred)
+        }
+        func denied() -> RulesDecision {
+            decision.outcomes = outcomes
+            decision.debugOutput = context.debugOutput
+            return decision
+        }
+        var collectionAllows: [(AllowStatement, [String: RulesValue])]?
+        var secondPass: [(document: ResourcePath, allows: [(AllowStatement, [String: RulesValue])])] = []
+        for disjunct in disjuncts {
+            let applicable: [(AllowStatement, [String: RulesValue])]
+            if let named = disjunct.namedDocument {
+                context.listResource = .unread
+                applicable = allowsCovering(document: named, method: .list, database: database)
+            } else {
+                context.listResource = .symbolic(disjunct.resource)
+                if collectionAllows == nil { collectionAllows = applicableAllows(method: .list, database: database, query: query) }
+                applicable = collectionAllows ?? []
             }
+            let (granted, erred) = run(applicable)
+            if let granted {
+                deciding = deciding ?? granted
+                continue
+            }
+            guard erred, let named = disjunct.namedDocument else { return denied() }
+            secondPass.append((named, applicable))
+        }
+        for (named, applicable) in secondPass {
+            let document = data.document(at: named, database: database)
+            context.listResource = .document(document.map { context.resourceObject(path: named, fields: $0.fields) })
+            guard let granted = run(applicable).granted else { return denied() }
             deciding = deciding ?? granted
         }
         decision.allowed = true
@@ -291,9 +336,22 @@ public final class RulesProgram: Sendable {
             default: outcome.result = .error("Type error. Received: [\(v.typeName)] Expected: [bool].")
             }
         } catch {
-            outcome.result = .error(error.message)
+            // `resource` read before a named document was (a list's first pass): the
+            // emulator names the condition's position instead of a cause.
+            outcome.result = .error(error == .unreadResource ? "evaluation error at L\(condition.start.line):\(condition.start.column)" : error.message)
         }
         return outcome
+    }
+
+    /// The allows for `method` on the document at `path`, with their wildcard bindings.
+    private func allowsCovering(document path: ResourcePath, method: RulesMethod, database: String) -> [(AllowStatement, [String: RulesValue])] {
+        let full: [String?] = ["databases", database, "documents"] + path.segments.map { Optional($0) }
+        var out: [(AllowStatement, [String: RulesValue])] = []
+        for m in matches {
+            guard let bindings = PathMatcher.match(m.segments, full, version: file.version) else { continue }
+            for allow in m.allows where allow.methods.contains(method) { out.append((allow, bindings)) }
+        }
+        return out
     }
 
     /// The allows covering a `list` of this query, with their wildcard bindings; the

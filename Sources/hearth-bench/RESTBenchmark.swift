@@ -1,7 +1,7 @@
 // `hearth-bench --rest`: the emulator server over loopback: start-up time to the
 // first answered connection, and REST point gets with 8 keep-alive connections.
 import Foundation
-import Synchronization
+import HearthLock
 import HearthCore
 import HearthServer
 #if canImport(Glibc)
@@ -24,7 +24,7 @@ enum RESTBenchmark {
         _ = try? db.commit(ids.enumerated().map { i, id in
             Write.set(ResourcePath(segments: ["bench", id]), MapValue([("n", .integer(Int64(i))), ("name", .string("doc \(i)"))]))
         })
-        let tally = Mutex<(requests: Int, failures: Int)>((0, 0))
+        let tally = HearthMutex<(requests: Int, failures: Int)>((0, 0))
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         let port = server.port
         DispatchQueue.concurrentPerform(iterations: connections) { c in

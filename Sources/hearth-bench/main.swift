@@ -38,6 +38,31 @@ func residentBytes() -> Int? {
     #endif
 }
 
+/// Bytes malloc has handed out and not had back (glibc's mallinfo2: in-use chunks of every
+/// arena plus mmapped ones); nil elsewhere. The Glibc module does not import <malloc.h>, so
+/// the function is looked up by name; it returns its 10-word struct through a hidden
+/// pointer, which x86-64 passes as the first argument (arm64 uses another register: nil).
+func heapBytesInUse() -> Int? {
+    #if os(Linux) && arch(x86_64)
+    typealias Call = @convention(c) (UnsafeMutablePointer<Int>) -> UnsafeMutableRawPointer?
+    guard let symbol = dlsym(nil /* RTLD_DEFAULT */, "mallinfo2") else { return nil }
+    var info = [Int](repeating: 0, count: 10)
+    _ = info.withUnsafeMutableBufferPointer { unsafeBitCast(symbol, to: Call.self)($0.baseAddress!) }
+    // struct mallinfo2 { arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost }
+    return info[7] + info[4]
+    #else
+    return nil
+    #endif
+}
+
+/// The process's peak resident set so far (Linux: VmHWM in /proc/self/status).
+func peakResidentBytes() -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kib = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+    return kib * 1024
+}
+
 func check(_ name: String, _ actual: Int, _ expected: Int) {
     if actual != expected {
         FileHandle.standardError.write("check failed for \(name): got \(actual), expected \(expected)\n".data(using: .utf8)!)
@@ -47,6 +72,10 @@ func check(_ name: String, _ actual: Int, _ expected: Int) {
 
 if CommandLine.arguments.dropFirst().first == "--durable" {
     exit(DurableBenchmark.main(Array(CommandLine.arguments.dropFirst(2))))
+}
+
+if CommandLine.arguments.dropFirst().first == "--scale" {
+    exit(ScaleBenchmark.main(Array(CommandLine.arguments.dropFirst(2))))
 }
 
 if CommandLine.arguments.dropFirst().first == "--server" {
@@ -60,6 +89,7 @@ var repeats = 0
 var historyLimit: Int? = HistoryBenchmark.defaultLimitMiB
 var updates = 1_200_000
 var listenOnly = false
+var insertOnly = false
 var onlyWorkload: String?
 var args = CommandLine.arguments.dropFirst()
 while let arg = args.popFirst() {
@@ -77,15 +107,17 @@ while let arg = args.popFirst() {
         historyLimit = v == "none" ? nil : Int(v) ?? historyLimit
     case "--history": break
     case "--listen": listenOnly = true
+    case "--insert-only": insertOnly = true
     case "--only": onlyWorkload = args.popFirst()
     case "-h", "--help":
         print("""
-            usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K]   (default: N = 10000 and 100000, seed 42)
+            usage: hearth-bench [--n N] [--seed S] [--json] [--repeat K] [--insert-only]   (default: N = 10000 and 100000, seed 42)
                    hearth-bench --listen [--only WORKLOAD] [--json]   (the listener workloads only, or one of them)
                    hearth-bench --rules | --rest | --triggers [PORT]
                    hearth-bench --server [--compare HOST:PORT | --compare-official] ...   (--server --help)
                    hearth-bench --history [--updates N] [--limit MIB|none]   (default: 1200000 updates, 128 MiB)
                    hearth-bench --durable [--docs N] [--seconds S] [--dir DIR]   (default: 1000000 documents, 3 s per commit run)
+                   hearth-bench --scale [N] ...   (N documents as a server, default 5000000; --scale --help)
             """)
         exit(0)
     default:
@@ -104,8 +136,8 @@ FileHandle.standardError.write("note: debug build; measure with `swift run -c re
 #endif
 
 for n in sizes {
-    let measured = listenOnly ? [] : try await EmbeddedBenchmark.run(n: n, seed: seed, repeats: repeats)
-    for m in measured + (n == sizes[0] ? try await listenerBench(only: onlyWorkload) : []) {
+    let measured = listenOnly ? [] : try await EmbeddedBenchmark.run(n: n, seed: seed, repeats: repeats, insertOnly: insertOnly)
+    for m in measured + (n == sizes[0] && !insertOnly ? try await listenerBench(only: onlyWorkload) : []) {
         if json {
             var fields = ["\"workload\": \"\(m.workload)\"", "\"n\": \(m.n)", "\"ops\": \(m.ops)",
                           "\"seconds\": \(m.seconds)", "\"ops_per_s\": \(Int(m.opsPerSecond))"]

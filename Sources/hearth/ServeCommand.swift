@@ -16,7 +16,8 @@ enum ServeCommand {
                             [--rules FILE] [--workspace DIR] [--config firebase.json]
                             [--data-dir DIR [--truncate-damaged-log] [--compact-after SIZE]] [--import PATH]
                             [--export-on-exit DIR] [--history-limit SIZE]
-                            [--console-port N | --no-console] [--demo-apps] [budget flags below]
+                            [--console-port N | --no-console] [--demo-apps] [--fault SPEC]...
+                            [budget flags below]
           --host        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
           --port        port (default 8080; 0 picks a free one)
           --host-port   both at once, as gcloud spells it (localhost:8080, [::1]:8080)
@@ -52,6 +53,11 @@ enum ServeCommand {
           --console-port  port of the web console at /ui/ (default 4000, or a free port
                         when 4000 is taken; 0 picks a free one)
           --no-console  do not serve the console
+          --fault       inject a fault from the start (repeatable; docs/faults.md), e.g.
+                        'method=Commit,error=UNAVAILABLE,times=2' or
+                        'method=Listen,dropAfter=3,probability=0.5,seed=7'; keys: project,
+                        database, method, path, delay (ms), error, message, dropAfter,
+                        reset, dropAnswer, once, times, always, probability, seed
 
           --demo-apps   load the documented apps (Seeds/<app>/ as project demo-<app>, with
                         Rules/<app>.rules) from the source checkout hearth was built from,
@@ -145,7 +151,7 @@ enum ServeCommand {
         private static let valued: Set<String> = [
             "--host", "--port", "--host-port", "--project", "--data-dir", "--compact-after", "--import", "--import-data",
             "--export-on-exit", "--config", "--seed", "--indexes", "--index-mode", "--ready-file", "--rules", "--workspace",
-            "--history-limit", "--console-port",
+            "--history-limit", "--console-port", "--fault",
             // The official emulator JAR's (cloud-firestore-emulator --help), as firebase-tools passes them.
             "--project_id", "--seed_from_export", "--websocket_port", "--webchannel_port", "--functions_emulator",
             "--database-edition", "--database-mode", "--export-name",
@@ -237,6 +243,8 @@ enum ServeCommand {
             case "--export-on-exit": configuration.exportOnExit = v
             case "--config": configuration.firebaseConfig = v
             case "--seed": configuration.seed = v
+            case "--fault":
+                do { configuration.faults.append(try FaultRule.parse(spec: v)) } catch { throw .usage("--fault: \(error.message)") }
             case "--indexes": configuration.indexes = v
             case "--index-mode":
                 switch v {

@@ -316,7 +316,17 @@ def run(args):
         c.wait(lambda: not c.css("#stream-rows tr[data-kind=Listen]"), timeout=15, what="the Listen stream to close")
         check("a closed Listen stream leaves the panel", True)
 
-        # 9. Database actions: snapshot and restore, the clock.
+        # 9. Faults: one set through the endpoint is listed with its counts; Clear all removes it.
+        rest(args.emulator, "POST", "/emulator/v1/projects/demo-console/faults", {"method": "RunQuery", "delay": 1, "times": 5})
+        c.goto("#faults")
+        row = c.wait(lambda: next((t for t in c.texts("#fault-rows tr[data-fault]") if "RunQuery" in t), None), timeout=15, what="the fault row")
+        check("the faults panel lists the injected fault", "delay 1 ms" in row and "5 of 5 left" in row, row)
+        c.shot("faults")
+        c.css("#clear-faults")[0].click()
+        c.wait(lambda: not c.css("#fault-rows tr[data-fault]"), timeout=15, what="the faults to clear")
+        check("Clear all removes the faults", rest(args.emulator, "GET", "/emulator/v1/projects/demo-console/faults")[1].get("faults") == [])
+
+        # 10. Database actions: snapshot and restore, the clock.
         c.goto("#database")
         Select(c.wait_css("#actions-database")).select_by_value(APP_DB)
         c.css("#take-snapshot")[0].click()

@@ -16,7 +16,8 @@ else
     GRPC_NOTE="(gRPC cases skipped: the official client could not be installed)"
 fi
 # The Requests feed's cases (cases/request_feed.py) read the WebSocket of --websocket_port.
-WS_PORT=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
+# HEARTH_WS_PORT picks it (as HEARTH_PORT picks the server's), else a free one.
+WS_PORT=${HEARTH_WS_PORT:-$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")}
 SERVE_ARGS=(--websocket_port "$WS_PORT")
 source Tests/Compat/hearth-server.bash
 echo "== differential corpus against hearth serve at $HOST (Requests feed at 127.0.0.1:$WS_PORT) $GRPC_NOTE"

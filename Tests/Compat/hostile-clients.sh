@@ -12,6 +12,8 @@
 # passes is reported (HEARTH_HOSTILE_STRICT=1 makes that fail, to keep the list honest).
 # HEARTH_HOSTILE_EXPECT_FAIL=case,case overrides the list; HEARTH_HOSTILE_CASES=case,case
 # runs only those; HEARTH_HOSTILE_LOG_DIR=DIR keeps each case's server log there.
+# HEARTH_BIN runs that `hearth` as it is; HEARTH_SANITIZE=thread|address builds one with that
+# sanitizer (Tests/Compat/sanitizers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -20,10 +22,11 @@ VENV="$ROOT/.build/hostile-venv"
 PINS="h2==4.4.1 hpack==4.2.0 hyperframe==6.1.0"
 source Tests/Compat/python-venv.bash  # not *.sh: .ci/run runs every *.sh as a check
 
-SCRATCH=()
-[ -n "${HEARTH_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$HEARTH_SCRATCH_PATH")
-swift build "${SCRATCH[@]}" --product hearth
-BIN=$(swift build "${SCRATCH[@]}" --show-bin-path)/hearth
+source Tests/Compat/swift-build-flags.bash  # SCRATCH: HEARTH_SCRATCH_PATH, HEARTH_SANITIZE
+if [ -n "${HEARTH_BIN:-}" ]; then BIN=$HEARTH_BIN; else  # HEARTH_BIN: that binary, no build
+    swift build "${SCRATCH[@]}" --product hearth
+    BIN=$(swift build "${SCRATCH[@]}" --show-bin-path)/hearth
+fi
 
 EXPECTED="${HEARTH_HOSTILE_EXPECT_FAIL-$( (grep -v "^#" Tests/Compat/hostile-expected-failures.txt || true) | awk "NF {print \$1}" | paste -sd, -)}"
 CASES=()

@@ -394,6 +394,9 @@ class Normaliser:
 
     def __init__(self):
         self.times, self.txs, self.ids = {}, {}, {}
+        # Set for a step with `read_times`: its read times are compared as ordinals in the
+        # commit times' table (a read time that must be a given commit's time).
+        self.read_times = False
         self.feed_times = {}
         self.streams = {}
 
@@ -408,7 +411,7 @@ class Normaliser:
         if isinstance(v, list):
             return [self.value(x, key, generated) for x in v]
         if isinstance(v, str):
-            if key in TIME_KEYS:
+            if key in TIME_KEYS or (key == "readTime" and self.read_times):
                 return self.ordinal(self.times, "t", v)
             if key in OPAQUE_KEYS:
                 return OPAQUE_KEYS[key]
@@ -441,6 +444,7 @@ class Normaliser:
         return walk(e)
 
     def answer(self, step, a):
+        self.read_times = bool(step.get("read_times"))
         if step.get("kind") == "feed":
             return {"evaluations": [self.evaluation(e) for e in a.get("evaluations", [])]}
         if step.get("kind") == "feed_initial":

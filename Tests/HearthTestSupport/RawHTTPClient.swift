@@ -53,7 +53,7 @@ public final class RawHTTPClient {
         // No close here: a class's deinit runs even when its init throws, and closing twice
         // could close a descriptor another test has just been given.
         guard rc == 0 else { throw ConnectError(port: port, code: errno) }
-        var tv = timeval(tv_sec: 10, tv_usec: 0)
+        var tv = timeval(tv_sec: 10 * SanitizerSlowdown.factor, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         // Requests go out in several writes (headers, then body): without this, Nagle's
         // algorithm holds the second back for the server's delayed ACK (40 ms).

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// One `Firestore` instance's hold on a data directory. The directories open in this
@@ -10,7 +11,7 @@ final class DataDirectoryLease: Sendable {
     private let path: String
     private let released = Atomic<Bool>(false)
 
-    private static let open = Mutex<[String: (store: DurableStore, leases: Int)]>([:])
+    private static let open = HearthMutex<[String: (store: DurableStore, leases: Int)]>([:])
 
     private init(store: DurableStore, path: String) {
         self.store = store

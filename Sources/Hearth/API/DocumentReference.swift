@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// A reference to a document location (which may or may not hold a document).
@@ -9,9 +10,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     let key: ResourcePath
     /// The engine's storage key for `key`, encoded on the first read through this reference
     /// (query results make a reference per document, most never read through).
-    private let encodedKey = Mutex<DocumentKey?>(nil)
-    /// Whether this reference has put its document in the instance's cache already (a
-    /// terminated instance's cache can be cleared, but its references cannot be used).
+    private let encodedKey = HearthMutex<DocumentKey?>(nil)
 
     init(firestore: Firestore, path: ResourcePath) {
         self.firestore = firestore
@@ -159,6 +158,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         firestore.ensureActive()
         if source == .cache { return try cachedSnapshot() }
         if firestore.local.isOffline { return try offlineSnapshot(source: source) }
+        try firestore.readFault(.getDocument, [key])
         do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
         firestore.local.acknowledgeAll()
         let document = firestore.database.document(storageKey)

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// The entry point, shaped like the Firebase SDK's `Firestore`, running on an in-process
 /// Hearth database. Writes commit synchronously; completion handlers run on
@@ -8,7 +8,7 @@ import Synchronization
 public final class Firestore: @unchecked Sendable {
     /// The engine database this instance reads and writes.
     let database: Database
-    private let state: Mutex<InstanceState>
+    private let state: HearthMutex<InstanceState>
     /// Listener callbacks queued and not yet run (`waitUntilIdle()`).
     let listenerDeliveries = ListenerDeliveries()
 
@@ -25,6 +25,9 @@ public final class Firestore: @unchecked Sendable {
     /// This instance's pending writes, cache and bundles.
     let local: LocalView
 
+    /// Faults on demand for this instance's operations (docs/faults.md#in-the-embedded-api).
+    public let faults = FirestoreFaults()
+
     /// The data directory this instance's database lives in (`open(directory:)`), held
     /// open until the instance is terminated or released.
     let directory: DataDirectoryLease?
@@ -33,7 +36,7 @@ public final class Firestore: @unchecked Sendable {
         self.database = database
         self.access = access
         self.directory = directory
-        state = Mutex(InstanceState())
+        state = HearthMutex(InstanceState())
         local = LocalView(database: database)
     }
 
@@ -55,7 +58,7 @@ public final class Firestore: @unchecked Sendable {
     /// The project used by `firestore()` and `inMemory()` when none is given.
     public static let defaultProjectID = "demo-hearth"
 
-    private static let shared = Mutex<[String: Firestore]>([:])
+    private static let shared = HearthMutex<[String: Firestore]>([:])
     @TaskLocal static var taskDefault: Firestore?
 
     /// The default database's shared instance (inside `withDefault`, the instance given there).
@@ -180,6 +183,15 @@ public final class Firestore: @unchecked Sendable {
     /// `completion` called) on the callback queue's next turn (`LocalView`); the documents
     /// the commit left go into the cache then (`LocalCache.record(_:result:)`).
     func commit(_ writes: [Write], completion: (@Sendable (Error?) -> Void)?) {
+        // Injected faults (one atomic load while none is set): retried attempts, or a lost
+        // answer — committed once, then sent again as the SDK resends the batch.
+        switch writeFault(writes) {
+        case .success(false): break
+        case .success(true): _ = try? database.commit(writes, authorize: access.commitAuthorizer(for: database))
+        case .failure(let error):
+            callbackQueue.async { completion?(FirestoreErrorCode(error)) }
+            return
+        }
         local.enqueue(writes, authorize: access.commitAuthorizer(for: database), queue: callbackQueue) { [self] result in
             switch result {
             case .success(let committed):
@@ -197,6 +209,11 @@ public final class Firestore: @unchecked Sendable {
         // Offline: queued, and returns once committed (or refused) on reconnection. Kept out
         // of line so the online path below is what it was before offline existed.
         if local.isOffline { return try await commitOffline(writes) }
+        switch writeFault(writes) {
+        case .success(false): break
+        case .success(true): _ = try? database.commit(writes, authorize: access.commitAuthorizer(for: database))
+        case .failure(let error): throw FirestoreErrorCode(error)
+        }
         do {
             let result = try local.commit(writes, authorize: access.commitAuthorizer(for: database))
             local.cache.record(writes, result: result)

@@ -1,4 +1,4 @@
-import Synchronization
+import HearthLock
 
 /// Counts listener callbacks queued but not yet run, for `Firestore.waitUntilIdle()`.
 /// Engine snapshots are queued while the commit that produced them still holds the commit
@@ -9,7 +9,7 @@ final class ListenerDeliveries: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = HearthMutex(State())
 
     func begin() {
         state.withLock { $0.pending += 1 }

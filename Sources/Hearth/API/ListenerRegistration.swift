@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// A snapshot listener, returned by `addSnapshotListener`. `remove()` stops it; calling it
@@ -20,7 +21,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     private let firestore: Firestore
     private let queue: DispatchQueue
     private let removed = Atomic<Bool>(false)
-    private let target = Mutex<ListenTargetID?>(nil)
+    private let target = HearthMutex<ListenTargetID?>(nil)
     /// Read and written only on `queue`.
     private var events = SnapshotEvents(includeMetadataChanges: false)
     /// Whether the listener is out of sync (the instance offline): its snapshots are
@@ -33,9 +34,9 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     private var raised = false
     /// Back online and nothing raised since (`LocalView.SyncEvent.online`); only on `queue`.
     private var unsettled = false
-    private let syncObserver = Mutex<Int?>(nil)
+    private let syncObserver = HearthMutex<Int?>(nil)
     /// The target counted in `LocalView.retainTarget`, until removed.
-    private let retained = Mutex<ListenTarget?>(nil)
+    private let retained = HearthMutex<ListenTarget?>(nil)
 
     /// This listener's key in `LocalCache`'s eager bookkeeping (unique while it lives).
     private var listenerID: Int { ObjectIdentifier(self).hashValue }

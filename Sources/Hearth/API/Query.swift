@@ -547,6 +547,7 @@ public class Query: @unchecked Sendable, Hashable {
         if source == .server && fromCache {
             throw FirestoreErrorCode(.unavailable, message: "Failed to get documents from server. (However, these documents may exist in the local cache. Run again without setting source to FirestoreSourceServer to retrieve the cached documents.)")
         }
+        if !fromCache { try firestore.readFault(.runQuery, [definition.structuredQuery.collectionPath]) }
         do {
             let query = definition.structuredQuery
             if fromCache {

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// The results of a query, in query order, and (for a listener's snapshots) how they
 /// changed since the previous snapshot.
@@ -29,7 +29,7 @@ public final class QuerySnapshot: @unchecked Sendable, CustomStringConvertible {
 
     private let source: Source
     private let includesMetadataChanges: Bool
-    private let built = Mutex(Built())
+    private let built = HearthMutex(Built())
 
     /// When the database produced these results (nil for a cache read).
     let readTime: HearthCore.Timestamp?

@@ -194,9 +194,18 @@ extension Firestore {
                 if blockError.domain == FirestoreErrorDomain, Self.isRetryable(blockError.code) { continue }
                 return .failure(blockError)
             }
-            do {
+            do throws(FirestoreError) {
+                // Injected faults on the commit: an error fails this attempt before the commit;
+                // a lost answer fails it after (the SDK sees UNAVAILABLE and runs the block
+                // again, so the transaction's writes land twice — production's ambiguity).
+                var lost = false
+                if faults.injector.isArmed {
+                    lost = try faults.injector.before(project: database.id.project, database: database.id.database,
+                                                      method: .commit, paths: txn.commitWrites.map(\.path)) == .dropAnswer
+                }
                 // Straight to the database: a transaction raises no event before it commits.
                 try database.commit(txn.commitWrites, authorize: access.commitAuthorizer(for: database))
+                if lost { throw FirestoreError.injectedDroppedAnswer }
                 return .success(value)
             } catch {
                 lastError = FirestoreErrorCode(error)

@@ -1,5 +1,5 @@
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// The layouts of recently converted maps' field names, each a dictionary from a name to
 /// its position among the map's entries. `UserDataWriter` makes a map's `[String: Any]` with
@@ -23,7 +23,7 @@ enum FieldNameLayouts {
         func matches(_ map: MapValue) -> Bool { map.hasNames(names) }
     }
 
-    private static let recent = Mutex<[Layout]>([])
+    private static let recent = HearthMutex<[Layout]>([])
 
     /// Each of `map`'s names with its position in `map.entries`.
     static func positions(of map: MapValue) -> [String: Int] {

@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// Where loading a bundle stands. `error` and `success` are final.
 public enum LoadBundleTaskState: Int, Sendable {
@@ -66,9 +66,9 @@ public final class LoadBundleTask: NSObject, @unchecked Sendable {
         var completion: ((LoadBundleTaskProgress) -> Void)?
     }
 
-    private let observers = Mutex(Observers())
+    private let observers = HearthMutex(Observers())
     private let queue: DispatchQueue
-    private let error = Mutex<FirestoreErrorCode?>(nil)
+    private let error = HearthMutex<FirestoreErrorCode?>(nil)
 
     /// Why the load failed, once it has.
     var failure: FirestoreErrorCode? { error.withLock { $0 } }

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// What `getDocument(source: .cache)`, `getDocuments(source: .cache)` and every read of an
@@ -71,7 +72,7 @@ final class LocalCache: Sendable {
     }
 
     let database: Database
-    private let state = Mutex(State())
+    private let state = HearthMutex(State())
     /// Eager garbage collection (see the type's comment); set before the instance is used.
     private let eager = Atomic<Bool>(false)
 

@@ -1,5 +1,6 @@
 import Dispatch
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// What one `Firestore` instance sees of its database beyond the committed documents, as
@@ -28,13 +29,13 @@ import Synchronization
 /// With `LocalWriteEvents.afterCommit`, writes are never pending.
 final class LocalView: Sendable {
     let database: Database
-    private let client = Mutex<ListenClientID?>(nil)
+    private let client = HearthMutex<ListenClientID?>(nil)
     /// Listeners started through this instance and not yet removed.
     private let listeners = Atomic<Int>(0)
     /// `settings.localWriteEvents == .latencyCompensated`.
     private let compensating = Atomic<Bool>(true)
     /// Writes committed and not yet acknowledged, oldest first.
-    private let unacknowledged = Mutex<[LocalBatchID]>([])
+    private let unacknowledged = HearthMutex<[LocalBatchID]>([])
     private let pendingCount = Atomic<Int>(0)
     /// Completions dispatched to the callback queue and not yet run: `drain` waits for them
     /// too, so `waitForPendingWrites()` returns after every earlier write's completion.
@@ -79,7 +80,7 @@ final class LocalView: Sendable {
     /// The targets this instance's listeners watch, with how many listen to each: a second
     /// listener of a target shares the first one's synced view, as the SDK's listeners of
     /// one query share its `QueryView`.
-    private let activeTargets = Mutex<[ListenTarget: Int]>([:])
+    private let activeTargets = HearthMutex<[ListenTarget: Int]>([:])
 
     /// Counts a listener of `target`; returns whether another one listens to it already.
     func retainTarget(_ target: ListenTarget) -> Bool {
@@ -287,7 +288,7 @@ final class LocalView: Sendable {
         var waiters: [@Sendable () -> Void] = []
     }
 
-    private let network = Mutex(Network())
+    private let network = HearthMutex(Network())
     /// `network.offline`, readable with one atomic load (every read and write checks it).
     private let offline = Atomic<Bool>(false)
     /// How a listener's sync state changes (`SnapshotListener`): `.offline` (out of sync,
@@ -297,7 +298,7 @@ final class LocalView: Sendable {
     enum SyncEvent: Sendable { case offline, online, settled }
 
     /// The instance's listeners, told when the instance goes offline or comes back.
-    private let syncObservers = Mutex<[Int: @Sendable (SyncEvent) -> Void]>([:])
+    private let syncObservers = HearthMutex<[Int: @Sendable (SyncEvent) -> Void]>([:])
     private let nextObserver = Atomic<Int>(0)
 
     /// Whether `disableNetwork()` took the instance offline.

@@ -1,11 +1,11 @@
 import HearthCore
 import HearthRules
-import Synchronization
+import HearthLock
 
 /// The security rules of one database, shared by every `Firestore` view of it (the admin
 /// instance and its `authenticated` / `unauthenticated` views).
 final class SecurityRules: Sendable {
-    private let program = Mutex<RulesProgram?>(nil)
+    private let program = HearthMutex<RulesProgram?>(nil)
 
     var current: RulesProgram? { program.withLock { $0 } }
 

@@ -23,9 +23,10 @@ public enum DataImport {
     /// Imports `path`. Documents go to `project` when given, else to the project the export
     /// names (an export's key app; Hearth JSON has none, so `project` is required for it);
     /// the database is the one the export names (its keys' `database_id`), or `database` for
-    /// Hearth JSON. `progress` is called with the running count after each batch.
+    /// Hearth JSON. `progress` is called with the running count after each batch. `batchSize`
+    /// documents go in each commit (tests use small batches to keep small imports multi-batch).
     public static func run(_ path: String, project: String?, database defaultDatabase: String = DatabaseID.defaultDatabase,
-                           databases: (DatabaseID) -> Database,
+                           databases: (DatabaseID) -> Database, batchSize: Int = DataImport.batchSize,
                            progress: ((Int) -> Void)? = nil) throws(FirestoreError) -> Summary {
         let started = Date()
         var summary = Summary()
@@ -56,26 +57,34 @@ public enum DataImport {
                 try commit(id, full)
             }
         }
-        switch try ImportSource.locate(path) {
-        case .export(let overall):
-            let reader = try ExportReader(overallFile: overall)
-            try reader.verify()
-            let counts = try reader.forEach { (doc: ExportedDocument) throws(FirestoreError) in
-                try add(DatabaseID(project: project ?? doc.database.project, database: doc.database.database), doc.path, doc.fields)
+        do throws(FirestoreError) {
+            switch try ImportSource.locate(path) {
+            case .export(let overall):
+                let reader = try ExportReader(overallFile: overall)
+                try reader.verify()
+                let counts = try reader.forEach { (doc: ExportedDocument) throws(FirestoreError) in
+                    try add(DatabaseID(project: project ?? doc.database.project, database: doc.database.database), doc.path, doc.fields)
+                }
+                summary.skipped = counts.skipped
+            case .hearthJSON(let file):
+                guard let project else { throw .invalidArgument("Importing Hearth JSON \(file) needs a project to import into.") }
+                let data: Data
+                do { data = Data(try PosixFile.contents(file)) } catch { throw .invalidArgument("Cannot read \(file): \(error.description).") }
+                let id = DatabaseID(project: project, database: defaultDatabase)
+                let documents: Batch
+                do { documents = try HearthJSON.documents(data, database: id) } catch {
+                    throw .invalidArgument("\(file): \(error.message)")
+                }
+                for d in documents { try add(id, d.path, d.fields) }
             }
-            summary.skipped = counts.skipped
-        case .hearthJSON(let file):
-            guard let project else { throw .invalidArgument("Importing Hearth JSON \(file) needs a project to import into.") }
-            guard let data = FileManager.default.contents(atPath: file) else { throw .invalidArgument("Cannot read \(file).") }
-            let id = DatabaseID(project: project, database: defaultDatabase)
-            let documents: Batch
-            do { documents = try HearthJSON.documents(data, database: id) } catch {
-                throw .invalidArgument("\(file): \(error.message)")
-            }
-            for d in documents { try add(id, d.path, d.fields) }
+            if let c = current { others[c.id] = c.batch }
+            for id in others.keys.sorted(by: { $0.name < $1.name }) { try commit(id, others[id]!) }
+        } catch {
+            // The export was checked whole before the first batch, so only the disk (a read or
+            // a write failing) stops an import part way; say how far it got.
+            guard summary.documents > 0 else { throw error }
+            throw FirestoreError(error.code, "\(error.message) The import stopped after \(summary.documents) documents (committed in whole batches of \(batchSize)); importing again is safe, since each document replaces the stored one.")
         }
-        if let c = current { others[c.id] = c.batch }
-        for id in others.keys.sorted(by: { $0.name < $1.name }) { try commit(id, others[id]!) }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
@@ -126,13 +135,21 @@ public enum ExportFolder {
         let standardized = (absolute as NSString).standardizingPath
         let parent = (standardized as NSString).deletingLastPathComponent
         let name = (standardized as NSString).lastPathComponent
-        do { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
-            throw FirestoreError(.invalidArgument, "Cannot create \(parent): \(error.localizedDescription)")
+        do { try PosixFile.makeDirectory(parent, intermediate: true) } catch {
+            throw FirestoreError(.invalidArgument, "Cannot create \(parent): \(error)")
         }
         let staging = (parent as NSString).appendingPathComponent(".\(name).incoming-\(getpid())")
-        try? fm.removeItem(atPath: staging)
-        do { try fm.createDirectory(atPath: staging, withIntermediateDirectories: false) } catch {
-            throw FirestoreError(.invalidArgument, "Cannot create \(staging): \(error.localizedDescription)")
+        try? PosixFile.remove(staging)
+        // The staging folders of exports a crash interrupted (their process is gone): nothing
+        // else would ever remove them, and each may hold a whole export. A live process's
+        // export in progress is left alone.
+        let stagingPrefix = ".\(name).incoming-"
+        for entry in (try? PosixFile.list(parent)) ?? [] where entry.hasPrefix(stagingPrefix) {
+            guard let pid = Int32(entry.dropFirst(stagingPrefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? PosixFile.remove((parent as NSString).appendingPathComponent(entry))
+        }
+        do { try PosixFile.makeDirectory(staging) } catch {
+            throw FirestoreError(.invalidArgument, "Cannot create \(staging): \(error)")
         }
         do {
             let summary = try write(staging)
@@ -150,7 +167,7 @@ public enum ExportFolder {
                 try f.sync()
                 f.close()
                 try PosixFile.syncDirectory(staging)
-                if fm.fileExists(atPath: standardized) {
+                if try PosixFile.kind(standardized) != .missing {
                     try PosixFile.exchange(staging, standardized)
                 } else {
                     try PosixFile.rename(staging, to: standardized)
@@ -158,12 +175,12 @@ public enum ExportFolder {
                 try PosixFile.syncDirectory(parent)
             }
             // After an exchange the staging name holds the old export.
-            try? fm.removeItem(atPath: staging)
+            try? PosixFile.remove(staging)
             return ExportWriter.Summary(folder: standardized, overallFile: (standardized as NSString).appendingPathComponent(
                 firestoreFolder + "/" + firestoreFolder + ImportSource.overallSuffix), documents: summary.documents,
                 dataFiles: summary.dataFiles, dataBytes: summary.dataBytes)
         } catch {
-            try? fm.removeItem(atPath: staging)
+            try? PosixFile.remove(staging)
             throw error
         }
     }

@@ -17,12 +17,11 @@ public enum ImportSource: Sendable, Equatable {
     public static let firebaseMetadataFile = "firebase-export-metadata.json"
 
     public static func locate(_ path: String) throws(FirestoreError) -> ImportSource {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        let kind = (try? PosixFile.kind(path)) ?? .missing
+        guard kind != .missing else {
             throw .invalidArgument("Import path \(path) does not exist.")
         }
-        if !isDirectory.boolValue {
+        if kind != .directory {
             if path.hasSuffix(overallSuffix) { return .export(overallFile: path) }
             if (path as NSString).lastPathComponent == firebaseMetadataFile {
                 return try firebaseTools((path as NSString).deletingLastPathComponent)
@@ -30,8 +29,8 @@ public enum ImportSource: Sendable, Equatable {
             if path.hasSuffix(".json") { return .hearthJSON(file: path) }
             throw .invalidArgument("Import path \(path) is neither an export (a \(overallSuffix) file or its folder, or a firebase-tools export folder) nor a Hearth JSON .json file.")
         }
-        if fm.fileExists(atPath: join(path, firebaseMetadataFile)) { return try firebaseTools(path) }
-        let entries = ((try? fm.contentsOfDirectory(atPath: path)) ?? []).sorted()
+        if (try? PosixFile.kind(join(path, firebaseMetadataFile))) != .missing { return try firebaseTools(path) }
+        let entries = ((try? PosixFile.list(path)) ?? []).sorted()
         let overall = entries.filter { $0.hasSuffix(overallSuffix) }
         if overall.count == 1 { return .export(overallFile: join(path, overall[0])) }
         if overall.count > 1 {
@@ -41,9 +40,8 @@ public enum ImportSource: Sendable, Equatable {
         var found: [String] = []
         for entry in entries {
             let sub = join(path, entry)
-            var subIsDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: sub, isDirectory: &subIsDirectory), subIsDirectory.boolValue else { continue }
-            for file in (try? fm.contentsOfDirectory(atPath: sub)) ?? [] where file.hasSuffix(overallSuffix) {
+            guard (try? PosixFile.kind(sub)) == .directory else { continue }
+            for file in (try? PosixFile.list(sub)) ?? [] where file.hasSuffix(overallSuffix) {
                 found.append(join(sub, file))
             }
         }
@@ -57,7 +55,8 @@ public enum ImportSource: Sendable, Equatable {
     /// A firebase-tools export folder: its JSON names the Firestore export's overall file.
     private static func firebaseTools(_ folder: String) throws(FirestoreError) -> ImportSource {
         let file = join(folder, firebaseMetadataFile)
-        guard let data = FileManager.default.contents(atPath: file) else { throw .invalidArgument("Cannot read \(file).") }
+        let data: [UInt8]
+        do { data = try PosixFile.contents(file) } catch { throw .invalidArgument("Cannot read \(file): \(error.description).") }
         let json: JSON
         do { json = try JSON.parse(Array(data)) } catch {
             throw .invalidArgument("\(file) is not valid JSON: \(error.message) at byte \(error.offset).")
@@ -120,8 +119,9 @@ public final class ExportReader {
         var count = 0
         for pointer in pointers {
             let metadataPath = (ImportSource.join(base, pointer.metadataFile) as NSString).standardizingPath
-            guard let data = FileManager.default.contents(atPath: metadataPath) else {
-                throw .invalidArgument("Cannot read \(metadataPath), which \(overallFile) lists.")
+            let data: [UInt8]
+            do { data = try PosixFile.contents(metadataPath) } catch {
+                throw .invalidArgument("Cannot read \(metadataPath), which \(overallFile) lists: \(error.description).")
             }
             do {
                 let dir = (metadataPath as NSString).deletingLastPathComponent
@@ -148,10 +148,16 @@ public final class ExportReader {
     /// whole rather than half imported.
     public func verify() throws(FirestoreError) {
         for file in dataFiles {
-            do {
-                let log = try LogReader(path: file, zeroHeaderIsPadding: true)
-                while try log.next() != nil {}
-            } catch { throw Self.error(error) }
+            let log: LogReader
+            do { log = try LogReader(path: file, zeroHeaderIsPadding: true) } catch { throw Self.error(error) }
+            while true {
+                let record: [UInt8]?
+                do { record = try log.next() } catch { throw Self.error(error) }
+                guard let record else { break }
+                // Decoded (and dropped) too: a record whose checksum is valid but whose entity
+                // is not would otherwise stop the import half way. Costs a second decode.
+                _ = try EntityCodec.decode(record, record: "\(file), record at byte \(log.recordOffset)")
+            }
         }
     }
 

@@ -46,8 +46,7 @@ public final class ExportWriter {
 
     /// Starts export `name` in `directory`, which must exist (as the emulator requires).
     public init(directory: String, name: String) throws(FirestoreError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard (try? PosixFile.kind(directory)) == .directory else {
             // The official emulator's answer, word for word (Tests/Differential, "export
             // firebase-tools body directory missing"): the path is the caller's own.
             throw FirestoreError(.failedPrecondition, "export_directory must be a directory")
@@ -59,9 +58,9 @@ public final class ExportWriter {
         folder = (directory as NSString).appendingPathComponent(name)
         startMicros = SystemClock().now().microseconds
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try PosixFile.makeDirectory(folder, intermediate: true)
         } catch {
-            throw .invalidArgument("Cannot create \(folder): \(error.localizedDescription)")
+            throw .invalidArgument("Cannot create \(folder): \(error)")
         }
         buffer.reserveCapacity(Self.flushSize + LogFormat.blockSize)
     }
@@ -90,8 +89,8 @@ public final class ExportWriter {
         try closeFile()
         let dir = (folder as NSString).appendingPathComponent(Self.entitySetFolder)
         if fileNames.isEmpty {
-            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw .invalidArgument("Cannot create \(dir): \(error.localizedDescription)")
+            do { try PosixFile.makeDirectory(dir, intermediate: true) } catch {
+                throw .invalidArgument("Cannot create \(dir): \(error)")
             }
         }
         let fileName = "output-\(fileNames.count)"
@@ -130,7 +129,14 @@ public final class ExportWriter {
             let dir = (folder as NSString).appendingPathComponent(Self.entitySetFolder)
             let backup = ExportMetadata.encodeBackup(name: name, startMicros: startMicros, endMicros: SystemClock().now().microseconds, files: fileNames)
             try writeSynced(backup, to: (dir as NSString).appendingPathComponent(Self.entitySetMetadata))
-            try io { () throws(PosixFile.Failure) in try PosixFile.syncDirectory(dir) }
+            // Each new folder's entry lives in its parent: all_kinds in all_namespaces,
+            // all_namespaces in the export folder (synced below). Unsynced, a power loss after
+            // the export is published can drop the entity set and leave the overall file
+            // pointing at nothing.
+            try io { () throws(PosixFile.Failure) in
+                try PosixFile.syncDirectory(dir)
+                try PosixFile.syncDirectory((dir as NSString).deletingLastPathComponent)
+            }
             framer.frame(ExportMetadata.encodeOverall(metadataFile: Self.entitySetFolder + "/" + Self.entitySetMetadata,
                                                       entityCount: documentCount, byteCount: dataBytes), into: &overall)
         }

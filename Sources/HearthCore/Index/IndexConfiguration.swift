@@ -53,6 +53,29 @@ public struct IndexConfiguration: Sendable, Hashable {
         self.fieldOverrides = fieldOverrides
     }
 
+    /// The indexes this file names outright, which a database builds as soon as it is
+    /// configured (or started on documents) and then keeps in step with every commit, so
+    /// no query pays for building one: the composite indexes, and the single-field indexes
+    /// an override of one exact field lists. Automatic single-field indexes (every other
+    /// field) stay built on a query's first use: building all of them for every field would
+    /// cost an entry per field of every document. Vector indexes are left out (a nearest-
+    /// neighbour search scans; nothing reads a materialised vector index).
+    public var declaredDefinitions: [IndexDefinition] {
+        var out: [IndexDefinition] = []
+        for index in indexes where !index.fields.contains(where: { if case .vector = $0.kind { true } else { false } }) {
+            if !out.contains(index) { out.append(index) }
+        }
+        for o in fieldOverrides {
+            guard let path = o.fieldPath else { continue }
+            for entry in o.indexes {
+                if case .vector = entry.kind { continue }
+                let d = IndexDefinition(collectionGroup: o.collectionGroup, scope: entry.scope, fields: [.init(path, entry.kind)])
+                if !out.contains(d) { out.append(d) }
+            }
+        }
+        return out
+    }
+
     /// The single-field indexes that apply to `field` in `collectionGroup`: the override of
     /// that exact path, else of its nearest ancestor (children inherit), else the `"*"`
     /// override of the group. nil when no override applies (the automatic indexes).

@@ -1,4 +1,5 @@
 import Dispatch
+import HearthLock
 import Synchronization
 
 /// The indexes a database state has materialised: for each index definition, a persistent
@@ -51,7 +52,7 @@ struct IndexStore: Sendable {
         let splits = documents.count >= Self.parallelBuildMinimum ? documents.splitKeys(parts: Self.parallelBuildChunks) : []
         let threads = splits.isEmpty ? 1 : 2
         let next = Atomic<Int>(0)
-        let runs = Mutex<[[Element]]>(Array(repeating: [], count: threads))
+        let runs = HearthMutex<[[Element]]>(Array(repeating: [], count: threads))
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             var run: [Element] = []
             while true {

@@ -1,3 +1,4 @@
+import HearthLock
 import Synchronization
 
 /// The registered listen targets of one database and their views. The database publishes
@@ -50,7 +51,7 @@ final class ListenerHub: Sendable {
         var nextID = 1
     }
 
-    private let registry = Mutex(Registry())
+    private let registry = HearthMutex(Registry())
     private let targetCount = Atomic<Int>(0)
     /// Targets plus offline clients: a commit is published while either exists (an offline
     /// client notes what it misses). One counter, so a commit with neither still costs one

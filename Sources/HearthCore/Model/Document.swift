@@ -1,3 +1,4 @@
+import HearthLock
 import Synchronization
 
 /// A stored document: its path, fields and the commit times that created and last changed it.
@@ -118,7 +119,7 @@ public struct Document: Sendable, Hashable {
     private final class Storage: @unchecked Sendable {
         // Beside the reference count: an index scan reads `replaced`, `data()` the cache.
         let replaced = Atomic<Bool>(false)
-        let frontEndCache = Mutex<FrontEndCacheEntry?>(nil)
+        let frontEndCache = HearthMutex<FrontEndCacheEntry?>(nil)
         @exclusivity(unchecked) var path: ResourcePath
         @exclusivity(unchecked) var fields: MapValue
         @exclusivity(unchecked) var createTime: Timestamp

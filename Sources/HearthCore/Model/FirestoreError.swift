@@ -34,10 +34,19 @@ public struct FirestoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var code: Code
     public var message: String
+    /// Set only by an injected fault (Faults/): the server's front ends close the
+    /// connection instead of answering with the status.
+    public var closesConnection = false
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    public init(_ code: Code, _ message: String, closesConnection: Bool) {
+        self.code = code
+        self.message = message
+        self.closesConnection = closesConnection
     }
 
     public var description: String { "\(code.name): \(message)" }

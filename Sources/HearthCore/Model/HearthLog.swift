@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 
 /// Where the engine's warnings and notices go: a query production would reject for a
 /// missing index (`IndexMode.warn`), what opening a data directory dropped, a background
@@ -32,7 +32,7 @@ public enum HearthLog {
         }
     }
 
-    private static let handler = Mutex<Handler>(standardStreams)
+    private static let handler = HearthMutex<Handler>(standardStreams)
 
     /// Sends every later message to `handler` (`HearthLog.standardStreams` restores the default).
     public static func setHandler(_ handler: @escaping Handler) {

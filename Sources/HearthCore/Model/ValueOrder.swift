@@ -34,43 +34,24 @@ extension Value {
         }
     }
 
-    /// Production equality (docs/semantics.md#equality): the order's equality, except that NaN equals
-    /// nothing (NaN is matched only by the dedicated IS_NAN filter).
+    /// Equality as query filters compare (docs/semantics.md#equality): the order's equality,
+    /// except that a NaN value or operand equals nothing, itself included (NaN is matched
+    /// only by the dedicated IS_NAN filter). Inside an array or a map NaN equals NaN, as the
+    /// order has it: `== [NaN, 1]` matches `[NaN, 1]` (recorded from the official emulator,
+    /// Tests/Differential/cases/nan_filters.py).
     public static func firestoreEquals(_ a: Value, _ b: Value) -> Bool {
-        if containsNaN(a) || containsNaN(b) { return equalWithoutNaN(a, b) }
-        return compare(a, b) == 0
+        switch (a, b) {
+        case let (.double(x), _) where x.isNaN: return false
+        case let (_, .double(y)) where y.isNaN: return false
+        case let (.vector(x), .vector(y)):
+            return x.count == y.count && zip(x, y).allSatisfy { !$0.isNaN && !$1.isNaN && $0 == $1 }
+        default: return compare(a, b) == 0
+        }
     }
 
     /// Equality used by `arrayUnion` / `arrayRemove`: numeric (`3 == 3.0`) and NaN == NaN.
     public static func transformEquals(_ a: Value, _ b: Value) -> Bool {
         compare(a, b) == 0
-    }
-
-    private static func containsNaN(_ v: Value) -> Bool {
-        switch v {
-        case .double(let d): return d.isNaN
-        case .array(let a): return a.contains(where: containsNaN)
-        case .map(let m): return m.entries.contains { containsNaN($0.value) }
-        case .vector(let v): return v.contains(where: \.isNaN)
-        default: return false
-        }
-    }
-
-    // Equality walk in which NaN never equals anything.
-    private static func equalWithoutNaN(_ a: Value, _ b: Value) -> Bool {
-        switch (a, b) {
-        case let (.double(x), _) where x.isNaN: return false
-        case let (_, .double(y)) where y.isNaN: return false
-        case let (.array(x), .array(y)):
-            return x.count == y.count && zip(x, y).allSatisfy { equalWithoutNaN($0, $1) }
-        case let (.map(x), .map(y)):
-            return x.count == y.count && zip(x.entries, y.entries).allSatisfy {
-                utf8Equal($0.key, $1.key) && equalWithoutNaN($0.value, $1.value)
-            }
-        case let (.vector(x), .vector(y)):
-            return x.count == y.count && zip(x, y).allSatisfy { !$0.isNaN && !$1.isNaN && $0 == $1 }
-        default: return compare(a, b) == 0
-        }
     }
 
     /// NaN lowest and equal to itself; -0.0 == 0.0.

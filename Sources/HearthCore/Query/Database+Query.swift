@@ -113,12 +113,11 @@ extension Database {
         }
     }
 
-    /// Replaces the declared indexes and the index mode.
+    /// Replaces the declared indexes and the index mode, and builds the declared indexes
+    /// (`IndexConfiguration.declaredDefinitions`) the database lacks: one pass over its
+    /// documents each, now, instead of at the first query that needs it.
     public func configureIndexes(_ configuration: IndexConfiguration, mode: IndexMode) {
-        withIndexing {
-            $0.configuration = configuration
-            $0.mode = mode
-        }
+        configureIndexing(configuration, mode: mode)
     }
 
     public var indexMode: IndexMode { withIndexing { $0.mode } }

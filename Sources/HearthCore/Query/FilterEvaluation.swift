@@ -54,6 +54,8 @@ extension QueryFilter {
         case .notIn:
             guard case .array(let list) = operand, !v.isNullValue else { return false }
             if list.contains(where: \.isNullValue) { return false }
+            // A listed NaN excludes NaN values, as production answers (the official emulator
+            // keeps them: known-differences.json, not-in-nan).
             if v.isNaN { return !list.contains(where: \.isNaN) }
             return !list.contains { Value.firestoreEquals(v, $0) }
         }

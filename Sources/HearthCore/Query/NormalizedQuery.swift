@@ -42,6 +42,7 @@ public final class NormalizedQuery: Sendable {
         if let limit = query.limit, limit < 0 { throw .invalidArgument("limit must be non-negative, got \(limit).") }
 
         for f in query.projection ?? [] { try Self.checkReservedNames(f) }
+        for o in query.orderBy { try Self.checkLength(o.field) }
         let filter = try query.filter.map { f throws(FirestoreError) in try Self.prepare(f, query: query, database: database) }
             .flatMap(Self.simplified)
         self.filter = filter
@@ -114,9 +115,18 @@ public final class NormalizedQuery: Sendable {
 
     /// Field names a query may not name: reserved ones (`__x__`), `__name__` itself aside.
     private static func checkReservedNames(_ path: FieldPath) throws(FirestoreError) {
+        try checkLength(path)
         if path.isDocumentName { return }
         for segment in path.segments where segment.utf8.count >= 4 && segment.hasPrefix("__") && segment.hasSuffix("__") {
             throw .invalidArgument("Invalid reserved name in field path \(path.serverFormat)")
+        }
+    }
+
+    /// A field path over 1,500 bytes, its dots included (production's "Maximum size of a
+    /// field path"), is refused wherever a query names it, with the official emulator's text.
+    private static func checkLength(_ path: FieldPath) throws(FirestoreError) {
+        if path.segments.reduce(-1, { $0 + $1.utf8.count + 1 }) > 1500 {
+            throw .invalidArgument("property path is longer than 1500 bytes.")
         }
     }
 

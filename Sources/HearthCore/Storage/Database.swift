@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 
 /// One Firestore database (a project id + database id): the current immutable state, the
 /// serialised commit pipeline and the open server-side transactions.
@@ -29,6 +29,9 @@ public final class Database: Sendable {
         /// Past versions in the order they were superseded, for dropping the oldest.
         var history = VersionHistoryLog()
         var indexing: IndexingState
+        /// `indexing.configuration.declaredDefinitions`, kept beside it: the state always has
+        /// these materialised (built at configuration or start-up, restored states rebuilt).
+        var declared: [IndexDefinition] = []
         /// Who sees every commit (CommitObserver), if anyone.
         var observer: (any CommitObserver)?
     }
@@ -43,7 +46,7 @@ public final class Database: Sendable {
         var warned: Set<IndexDefinition> = []
     }
 
-    private let core: Mutex<Core>
+    private let core: HearthMutex<Core>
     /// The listen targets; fed one ChangeSet per commit under the commit lock.
     let hub = ListenerHub()
     /// Runs around every commit's and restore's critical section, whoever commits. The
@@ -84,7 +87,11 @@ public final class Database: Sendable {
         let state = recovered.map { DatabaseState(database: id, readTime: start, documents: $0.documents, documentCount: $0.documentCount) }
             ?? DatabaseState(database: id, readTime: start)
         let indexing = IndexingState(configuration: indexes ?? IndexConfiguration(), mode: indexMode ?? (indexes == nil ? .warn : .enforce))
-        core = Mutex(Core(state: state, lastCommit: start, indexing: indexing))
+        var initial = Core(state: state, lastCommit: start, indexing: indexing)
+        // Declared indexes are built now, over the recovered documents if any (start-up
+        // pays once, on two threads), so no query after it does.
+        Self.materializeDeclared(&initial, indexing.configuration.declaredDefinitions)
+        core = HearthMutex(initial)
     }
 
     /// A fork: in memory, whatever the original's storage.
@@ -96,7 +103,9 @@ public final class Database: Sendable {
         self.versionRetention = versionRetention
         self.historyBudget = historyBudget
         self.journal = nil
-        core = Mutex(Core(state: state, lastCommit: lastCommit, indexing: indexing))
+        var initial = Core(state: state, lastCommit: lastCommit, indexing: indexing)
+        Self.materializeDeclared(&initial, indexing.configuration.declaredDefinitions)
+        core = HearthMutex(initial)
     }
 
     deinit {
@@ -424,6 +433,11 @@ public final class Database: Sendable {
             let commitTime = max(now, Timestamp(microseconds: core.lastCommit.microseconds + 1))
             var restored = snapshot.state
             restored.readTime = commitTime
+            // A snapshot taken before the indexes were declared (or an empty one, as a clear
+            // restores) lacks them: built here, once, as a configuration change would.
+            for d in core.declared where restored.indexes.entries(d) == nil {
+                restored.indexes.materialize(d, from: restored.documents)
+            }
             if hub.isActive {
                 // Views re-run their queries on the restored state, which may predate
                 // their indexes.
@@ -476,6 +490,24 @@ public final class Database: Sendable {
                 core.state.indexes.materialize(d, from: core.state.documents)
             }
             return core.state
+        }
+    }
+
+    /// Makes `definitions` the declared indexes and materialises those the state lacks.
+    private static func materializeDeclared(_ core: inout Core, _ definitions: [IndexDefinition]) {
+        core.declared = definitions
+        for d in definitions where core.state.indexes.entries(d) == nil {
+            core.state.indexes.materialize(d, from: core.state.documents)
+        }
+    }
+
+    /// Replaces the index settings and builds the declared indexes the state lacks, under
+    /// the commit lock (commits after it maintain them).
+    func configureIndexing(_ configuration: IndexConfiguration, mode: IndexMode) {
+        core.withLock { core in
+            core.indexing.configuration = configuration
+            core.indexing.mode = mode
+            Self.materializeDeclared(&core, configuration.declaredDefinitions)
         }
     }
 

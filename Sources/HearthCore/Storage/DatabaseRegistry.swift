@@ -1,4 +1,4 @@
-import Synchronization
+import HearthLock
 
 /// Every database of a running emulator or embedded process, keyed by project id and
 /// database id, created on first use with a shared clock and one memory budget for their
@@ -12,7 +12,7 @@ public final class DatabaseRegistry: Sendable {
     public let commitScope: Database.CommitScope?
     /// Sees every commit of every database here, from its creation (Cloud Functions triggers).
     public let commitObserver: (any CommitObserver)?
-    private let databases = Mutex<[DatabaseID: Database]>([:])
+    private let databases = HearthMutex<[DatabaseID: Database]>([:])
 
     /// With `store`, every database the directory holds is opened at once.
     public init(clock: any HearthClock = SystemClock(), historyBudget: VersionHistoryBudget = VersionHistoryBudget(),

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 
 /// The source of commit times, server timestamps and `request.time`. Inject a
 /// `ManualClock` for deterministic tests.
@@ -20,9 +20,9 @@ public struct SystemClock: HearthClock {
 /// A clock that moves only when told to. Commit times still strictly increase (by one
 /// microsecond per commit when the clock stands still).
 public final class ManualClock: HearthClock {
-    private let current: Mutex<Timestamp>
+    private let current: HearthMutex<Timestamp>
 
-    public init(now: Timestamp) { current = Mutex(now) }
+    public init(now: Timestamp) { current = HearthMutex(now) }
 
     public func now() -> Timestamp { current.withLock { $0 } }
 

@@ -133,10 +133,19 @@ extension Write {
     @discardableResult
     static func validateFields(_ fields: MapValue, prefix: [String]) throws(FirestoreError) -> Bool {
         var subMicrosecond = false
+        // Each segment of the prefix and its dot: a field's whole path is at most 1,500
+        // bytes too (production's "Maximum size of a field path"; the official emulator
+        // refuses a longer nested one).
+        let prefixBytes = prefix.reduce(0) { $0 + $1.utf8.count + 1 }
         for entry in fields.entries {
-            if !isWritableName(entry.key) || containsNestedArray(entry.value) || !fieldsValid(entry.value) {
+            let pathBytes = prefixBytes + entry.key.utf8.count
+            if !isWritableName(entry.key) || pathBytes > maxPathBytes || containsNestedArray(entry.value)
+                || !fieldsValid(entry.value, pathBytes: pathBytes) {
                 let path = FieldPath(prefix + [entry.key])
                 try FieldPath([entry.key]).validateForWriteNaming(fullPath: path)
+                if pathBytes > maxPathBytes {
+                    throw .invalidArgument("Field path is longer than 1500 bytes (found in field \(ResourcePath.truncatedForMessage(path.dotted))).")
+                }
                 try validateValue(entry.value, at: path)
                 // Valid names and arrays: what fieldsValid stopped at was a timestamp.
                 subMicrosecond = true
@@ -144,6 +153,9 @@ extension Write {
         }
         return subMicrosecond
     }
+
+    /// The most bytes a field's path may have, its dots included.
+    static let maxPathBytes = 1500
 
     /// Cheap check of one name: non-empty, not `__x__`, at most 1,500 bytes.
     @inline(__always)
@@ -158,10 +170,14 @@ extension Write {
 
     /// True when every name below `v` is writable (arrays' maps included) and no timestamp
     /// has digits below a microsecond.
-    private static func fieldsValid(_ v: Value) -> Bool {
+    private static func fieldsValid(_ v: Value, pathBytes: Int) -> Bool {
         switch v {
-        case .map(let m): return m.entries.allSatisfy { isWritableName($0.key) && !containsNestedArray($0.value) && fieldsValid($0.value) }
-        case .array(let a): return a.allSatisfy(fieldsValid)
+        case .map(let m):
+            return m.entries.allSatisfy {
+                let bytes = pathBytes + 1 + $0.key.utf8.count
+                return bytes <= maxPathBytes && isWritableName($0.key) && !containsNestedArray($0.value) && fieldsValid($0.value, pathBytes: bytes)
+            }
+        case .array(let a): return a.allSatisfy { fieldsValid($0, pathBytes: pathBytes) }
         case .timestamp(let t): return t.nanos % 1000 == 0
         default: return true
         }

@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
+import HearthLock
 
 /// Compiled regular expressions shared across evaluations. Rules use RE2 syntax; ICU (via
 /// NSRegularExpression) accepts a superset of it, which is enough for the patterns rules use.
 enum RegexCache {
-    private static let cache = Mutex<[String: NSRegularExpression]>([:])
+    private static let cache = HearthMutex<[String: NSRegularExpression]>([:])
 
     /// The pattern compiled as a whole-string match (`matches` semantics) is keyed separately.
     static func compile(_ pattern: String, wholeString: Bool = false) -> NSRegularExpression? {

@@ -32,11 +32,14 @@ enum StringMethods {
             try Builtins.arity(name, args, 1)
             let regex = try compiled(args[0], name, wholeString: true)
             let ns = s as NSString
-            let m = regex.firstMatch(in: s, options: [.anchored], range: NSRange(location: 0, length: ns.length))
+            let whole = NSRange(location: 0, length: ns.length)
+            try bounded(regex, s, [.anchored], whole, args[0])
+            let m = regex.firstMatch(in: s, options: [.anchored], range: whole)
             return .bool(m != nil)
         case "split":
             try Builtins.arity(name, args, 1)
             let regex = try compiled(args[0], name, wholeString: false)
+            try bounded(regex, s, [], NSRange(location: 0, length: (s as NSString).length), args[0])
             return .list(split(s, regex).map { .string($0) })
         case "replace":
             try Builtins.arity(name, args, 2)
@@ -45,9 +48,20 @@ enum StringMethods {
                 throw .unsupported("string.replace(string, \(args[1].typeName))", expected: "string.replace(string, string)")
             }
             let ns = s as NSString
+            try bounded(regex, s, [], NSRange(location: 0, length: ns.length), args[0])
             return .string(regex.stringByReplacingMatches(in: s, options: [], range: NSRange(location: 0, length: ns.length), withTemplate: template))
         default:
             throw .functionNotFound(name)
+        }
+    }
+
+    /// Refuses a search that runs past `NSRegularExpression.matchTimeLimit` (catastrophic
+    /// backtracking in ICU, where production's RE2 is linear; see HearthCore's
+    /// RegexTimeLimit.swift): an evaluation error, so the condition is false.
+    private static func bounded(_ regex: NSRegularExpression, _ s: String, _ options: NSRegularExpression.MatchingOptions,
+                                _ range: NSRange, _ pattern: RulesValue) throws(RulesError) {
+        guard regex.finishesWithinTimeLimit(in: s, options: options, range: range) else {
+            throw RulesError("Regular expression took too long to match. Pattern: \(pattern).")
         }
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import HearthLock
 
 /// Per-expression evaluation counts and results, accumulated over any number of requests
 /// (thread-safe, so one coverage object can watch a whole test run).
@@ -12,10 +12,10 @@ public final class RulesCoverage: Sendable {
         public var otherValues = 0
     }
 
-    private let counts: Mutex<[Counts]>
+    private let counts: HearthMutex<[Counts]>
 
     public init(expressionCount: Int) {
-        counts = Mutex(Array(repeating: Counts(), count: expressionCount))
+        counts = HearthMutex(Array(repeating: Counts(), count: expressionCount))
     }
 
     func record(_ id: Int, _ value: RulesValue) {

@@ -38,7 +38,7 @@ public struct RulesChecks: Sendable {
     /// `allow list` for a query (also an aggregation's query, or a listing).
     public func checkQuery(_ query: StructuredQuery, in state: DatabaseState, time: Timestamp,
                            observe: Observer? = nil) throws(FirestoreError) {
-        let decision = program.allowsQuery(query, database: database.database, auth: auth, time: time,
+        let decision = program.allowsQuery(query, in: database, auth: auth, time: time,
                                            data: DatabaseStateDataSource(state: state), coverage: coverage)
         observe?(decision)
         if !decision.allowed { throw FirestoreError(.permissionDenied, decision.denialMessage) }

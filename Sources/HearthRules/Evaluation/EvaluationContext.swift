@@ -42,8 +42,19 @@ final class EvaluationContext {
     static let maxEvaluations = 1_000
     let coverage: RulesCoverage?
     var callDepth = 0
-    /// Set while proving a `list`: the symbolic `resource` of the current disjunct.
-    var listResource: RulesValue?
+    /// What `resource` is while proving a `list` (nil otherwise).
+    enum ListResource {
+        /// The symbolic resource of the current disjunct (its filters' constraints).
+        case symbolic(RulesValue)
+        /// A disjunct that names its document, in the first pass (wildcards bound from the
+        /// name, document not read): reading `resource` fails the allow with
+        /// `RulesError.unreadResource`, as it does on the official emulator.
+        case unread
+        /// The named document, read for the second pass (nil: it does not exist, and reading
+        /// `resource` is the emulator's "Variable read error").
+        case document(RulesValue?)
+    }
+    var listResource: ListResource?
     private var requestValue: RulesValue?
     private var resourceValue: RulesValue??
 
@@ -98,8 +109,15 @@ final class EvaluationContext {
     }
 
     /// `resource`: the stored document (null when missing); on create always null.
-    func resourceVariable() -> RulesValue {
-        if let listResource { return listResource }
+    func resourceVariable() throws(RulesError) -> RulesValue {
+        switch listResource {
+        case .symbolic(let v)?: return v
+        case .unread?: throw .unreadResource
+        case .document(let v)?:
+            guard let v else { throw RulesError("Variable read error. Variable: [resource].") }
+            return v
+        case nil: break
+        }
         if let v = resourceValue { return v ?? .null }
         var v: RulesValue = .null
         if request.method != .create, request.method != .list,

@@ -94,14 +94,10 @@ struct Evaluator {
             let i = try eval(indexExpr, &frame)
             return try Self.index(receiver, i)
         case .slice(_, let a, let b):
-            let i = try eval(a, &frame)
-            let j = try eval(b, &frame)
+            let (i, j) = try pair(a, b, &frame)
             return try Self.slice(receiver, i, j)
         case .method(_, let name, let argExprs):
-            var args: [RulesValue] = []
-            args.reserveCapacity(argExprs.count)
-            for a in argExprs { args.append(try eval(a, &frame)) }
-            return try Builtins.callMethod(receiver, name, args)
+            return try Builtins.callMethod(receiver, name, operands(argExprs, &frame))
         default:
             preconditionFailure("not a chain link")
         }
@@ -110,6 +106,36 @@ struct Evaluator {
     /// Evaluates an operand without throwing, for `&&`/`||` absorption.
     private func capture(_ e: Expr, _ frame: inout [Slot]) -> Slot {
         do { return .value(try eval(e, &frame)) } catch { return .error(error) }
+    }
+
+    /// The operands of an operator, a literal, an index, a slice or a call, evaluated as the
+    /// official emulator does (recorded with debug() in
+    /// Tests/Differential/cases/rules_operand_order.py): last to first, every one even when
+    /// another errs, then the first error in written order is the result. It shows in the
+    /// order debug() prints and in which `get()`s are made; the verdict is the same as
+    /// stopping at the first error. Costs one array of slots per node with operands.
+    private func operands(_ exprs: [Expr], _ frame: inout [Slot]) throws(RulesError) -> [RulesValue] {
+        var slots = [Slot](repeating: .value(.null), count: exprs.count)
+        for i in exprs.indices.reversed() { slots[i] = capture(exprs[i], &frame) }
+        var out: [RulesValue] = []
+        out.reserveCapacity(slots.count)
+        for slot in slots {
+            switch slot {
+            case .value(let v): out.append(v)
+            case .error(let e): throw e
+            }
+        }
+        return out
+    }
+
+    /// Two operands, right then left (see `operands`), the left one's error first.
+    private func pair(_ l: Expr, _ r: Expr, _ frame: inout [Slot]) throws(RulesError) -> (RulesValue, RulesValue) {
+        let b = capture(r, &frame)
+        let a = capture(l, &frame)
+        switch (a, b) {
+        case (.error(let e), _), (_, .error(let e)): throw e
+        case (.value(let x), .value(let y)): return (x, y)
+        }
     }
 
     private func evaluate(_ e: Expr, _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
@@ -121,15 +147,13 @@ struct Evaluator {
         case .string(let s): return .string(s)
         case .bytes(let b): return .bytes(b)
         case .list(let items):
-            var out: [RulesValue] = []
-            out.reserveCapacity(items.count)
-            for i in items { out.append(try eval(i, &frame)) }
-            return .list(out)
+            return .list(try operands(items, &frame))
         case .map(let entries):
+            let values = try operands(entries.flatMap { [$0.key, $0.value] }, &frame)
             var m = RulesMap()
-            for (k, v) in entries {
-                guard case .string(let key) = try eval(k, &frame) else { throw RulesError("Map keys must be strings.") }
-                m.append(key, try eval(v, &frame))
+            for i in stride(from: 0, to: values.count, by: 2) {
+                guard case .string(let key) = values[i] else { throw RulesError("Map keys must be strings.") }
+                m.append(key, values[i + 1])
             }
             return .map(m)
         case .identifier:
@@ -144,35 +168,32 @@ struct Evaluator {
             return try Self.member(v, name)
         case .index(let target, let indexExpr):
             if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
-            let v = try eval(target, &frame)
-            let i = try eval(indexExpr, &frame)
+            let (v, i) = try pair(target, indexExpr, &frame)
             return try Self.index(v, i)
         case .slice(let target, let a, let b):
             if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
-            let v = try eval(target, &frame)
-            let i = try eval(a, &frame)
-            let j = try eval(b, &frame)
-            return try Self.slice(v, i, j)
+            let v = try operands([target, a, b], &frame)
+            return try Self.slice(v[0], v[1], v[2])
         case .call(_, let argExprs):
             return try call(e, argExprs, &frame)
         case .method(let receiverExpr, let name, let argExprs):
             if case .namespace(let ns)? = program.names[receiverExpr.id] {
-                var args: [RulesValue] = []
-                for a in argExprs { args.append(try eval(a, &frame)) }
-                return try Builtins.callNamespace(ns, name, args)
+                return try Builtins.callNamespace(ns, name, operands(argExprs, &frame))
             }
             if e.height > Self.recursionHeight { return try evaluateLongChain(e, &frame) }
-            let receiver = try eval(receiverExpr, &frame)
-            var args: [RulesValue] = []
-            args.reserveCapacity(argExprs.count)
-            for a in argExprs { args.append(try eval(a, &frame)) }
-            return try Builtins.callMethod(receiver, name, args)
+            var values = try operands([receiverExpr] + argExprs, &frame)
+            let receiver = values.removeFirst()
+            return try Builtins.callMethod(receiver, name, values)
         case .unary(let op, let operand):
             let v = try eval(operand, &frame)
             return try Operators.unary(op, v)
+        case .binary(.in, let l, let r):
+            // `x in y` is y's membership test: y is its first operand (x is evaluated first,
+            // y's error wins, as recorded).
+            let (b, a) = try pair(r, l, &frame)
+            return try Operators.binary(.in, a, b)
         case .binary(let op, let l, let r):
-            let a = try eval(l, &frame)
-            let b = try eval(r, &frame)
+            let (a, b) = try pair(l, r, &frame)
             return try Operators.binary(op, a, b)
         case .and(let l, let r):
             let a = capture(l, &frame)
@@ -244,7 +265,7 @@ struct Evaluator {
             guard let v = context.wildcards[name] else { throw .nullValue }  // a list's unknown document
             return v
         case .request?: return context.requestVariable()
-        case .resource?: return context.resourceVariable()
+        case .resource?: return try context.resourceVariable()
         case .namespace(let ns)?: throw RulesError("\(ns.rawValue) is a namespace, not a value.")
         case .unknown?:
             // Not in scope where it is written (a compile warning): a run-time error, even
@@ -256,9 +277,7 @@ struct Evaluator {
     }
 
     private func call(_ e: Expr, _ argExprs: [Expr], _ frame: inout [Slot]) throws(RulesError) -> RulesValue {
-        var args: [RulesValue] = []
-        args.reserveCapacity(argExprs.count)
-        for a in argExprs { args.append(try eval(a, &frame)) }
+        let args = try operands(argExprs, &frame)
         switch program.calls[e.id] {
         case .user(let index)?:
             let fn = program.functions[index].declaration

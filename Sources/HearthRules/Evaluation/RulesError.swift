@@ -8,6 +8,10 @@ public struct RulesError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 
     static let nullValue = RulesError("Null value error.")
+    /// `resource` read in a list's first pass over a disjunct that names its document: the
+    /// allow's outcome is then reported as "evaluation error at L<line>:<column>" of its
+    /// condition (RulesProgram.evaluate(_:_:)), the emulator's text.
+    static let unreadResource = RulesError("resource is read only in the second pass")
     static let divideByZero = RulesError("Divide by zero error.")
     static let overflow = RulesError("Integer overflow error.")
     static let tooManyEvaluations = RulesError(

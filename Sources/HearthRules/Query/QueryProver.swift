@@ -10,10 +10,36 @@ enum QueryProver {
         RulesError("Unable to prove \(what) for every document the query could return.")
     }
 
-    /// The symbolic resource objects of a query, one per disjunct.
-    static func symbolicResources(for query: StructuredQuery, database: String) throws(FirestoreError) -> [RulesValue] {
-        let normalized = try NormalizedQuery(query, database: DatabaseID(project: "rules", database: database))
-        return symbolicResources(for: normalized, database: database)
+    /// One disjunct of a query as the prover sees it: its symbolic `resource`, and the
+    /// document it names when its `__name__` equalities (an `in` on the name is one disjunct
+    /// per value already) all name one document.
+    struct Disjunct {
+        let resource: RulesValue
+        let namedDocument: ResourcePath?
+    }
+
+    /// The disjuncts of a query, in the order the filter lists them.
+    static func disjuncts(for query: StructuredQuery, in database: DatabaseID) throws(FirestoreError) -> [Disjunct] {
+        let normalized = try NormalizedQuery(query, database: database)
+        return disjuncts(for: normalized, database: database.database)
+    }
+
+    static func disjuncts(for normalized: NormalizedQuery, database: String) -> [Disjunct] {
+        let resources = symbolicResources(for: normalized, database: database)
+        return zip(resources, normalized.disjuncts).map { Disjunct(resource: $0, namedDocument: namedDocument($1)) }
+    }
+
+    /// The document every `__name__ ==` of a conjunct names; nil without one, or when two
+    /// name different documents (the emulator then leaves the wildcard unbound: "Null value
+    /// error." where it is read).
+    static func namedDocument(_ conjunct: [QueryFilter]) -> ResourcePath? {
+        var named: ResourcePath?
+        for filter in conjunct {
+            guard case .field(let f, .equal, let v) = filter, f.isDocumentName else { continue }
+            guard case .reference(let name) = v, named == nil || named == name.path else { return nil }
+            named = name.path
+        }
+        return named
     }
 
     static func symbolicResources(for normalized: NormalizedQuery, database: String) -> [RulesValue] {

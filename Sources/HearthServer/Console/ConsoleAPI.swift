@@ -47,11 +47,20 @@ struct ConsoleAPI {
         case ("DELETE", "/api/document"): return ok(try deleteDocument(params))
         case ("POST", "/api/query"): return ok(try query(params, body: JSONRequestBody.parse(request)))
         case ("GET", "/api/requests"): return ok(requests(params))
+        case ("GET", "/api/faults"): return ok(faults())
+        case ("DELETE", "/api/faults"):
+            state.faults.clear()
+            return ok(faults())
         case ("GET", "/api/streams"): return ok(.object([("streams", .array(state.streams.all.map(ConsoleJSON.stream)))]))
         case ("GET", "/api/snapshots"):
             return ok(.object([("snapshots", .array(state.snapshotIDs(of: try database(params)).map(JSON.string)))]))
         default: return nil
         }
+    }
+
+    /// Every active fault, in matching order (docs/faults.md).
+    private func faults() -> JSON {
+        .object([("faults", .array(state.faults.list().map(\.json)))])
     }
 
     private func ok(_ json: JSON) -> HTTPResponse {
@@ -75,7 +84,7 @@ struct ConsoleAPI {
     }
 
     private func service(_ id: DatabaseID) throws(FirestoreError) -> DocumentService {
-        try DocumentService(state: state, database: id, auth: .admin)
+        try DocumentService(state: state, database: id, auth: .admin, injectsFaults: false)
     }
 
     // MARK: Databases and collections
@@ -84,6 +93,10 @@ struct ConsoleAPI {
         .object([
             ("emulator", .string(info.emulatorAddress)),
             ("clock", .object([("now", .string(state.clock.now().rfc3339)), ("manual", .bool(state.clock.isManual))])),
+            // What the process keeps beyond the live documents: a soak watches these stay flat.
+            ("history", .object([("usedBytes", .int(state.registry.historyBudget.usedBytes)),
+                                 ("limitBytes", .int(state.registry.historyBudget.limit))])),
+            ("openStreams", .int(state.streams.count)),
         ])
     }
 

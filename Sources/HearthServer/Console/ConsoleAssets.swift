@@ -22,13 +22,14 @@ enum ConsoleAssets {
         case "rules.js": script(PackageResources.rules_js)
         case "listeners.js": script(PackageResources.listeners_js)
         case "database.js": script(PackageResources.database_js)
+        case "faults.js": script(PackageResources.faults_js)
         default: nil
         }
     }
 
     /// Every file name, for the test that compares them with Console/UI.
     static let names = ["index.html", "console.css", "console.js", "api.js", "values.js", "data.js", "query.js",
-                        "requests.js", "rules.js", "listeners.js", "database.js"]
+                        "requests.js", "rules.js", "listeners.js", "database.js", "faults.js"]
 
     private static func script(_ bytes: [UInt8]) -> File {
         File(contentType: "text/javascript; charset=utf-8", bytes: bytes)

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 import HearthTransport
-import Synchronization
+import HearthLock
 
 /// The console's live events, sent as Server-Sent Events on `GET /api/events`:
 ///
@@ -28,7 +28,7 @@ final class ConsoleFeed: Sendable {
     static let keepAlive: Duration = .seconds(15)
 
     let state: EmulatorState
-    private let core = Mutex(Core())
+    private let core = HearthMutex(Core())
 
     private struct Core {
         var sinks: [Int: Sink] = [:]

@@ -24,6 +24,8 @@ import HearthTransport
 /// - Cloud Functions triggers: `PUT /emulator/v1/projects/{p}/triggers/{key}`,
 ///   `POST …/eventarcTrigger?eventarcTriggerId=`, `GET|PUT /emulator/v1/triggers:config`
 ///   (Emulator/Triggers/TriggerEndpoints.swift).
+/// - Injected faults: `POST|GET|DELETE /emulator/v1/projects/{p}/faults`,
+///   `DELETE …/faults/{id}` (Emulator/Faults/FaultEndpoints.swift, docs/faults.md).
 struct EmulatorAPI {
     let state: EmulatorState
 
@@ -47,6 +49,7 @@ struct EmulatorAPI {
         }
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if let r = try routeTriggers(request, rest: rest, parts: parts, params: params) { return r }
+        if let r = try routeFaults(request, parts: parts) { return r }
         guard parts.count >= 2, parts[0] == "projects", !parts[1].isEmpty else { return nil }
         if parts.count == 2, let colon = parts[1].firstIndex(of: ":") {
             let verb = parts[1][parts[1].index(after: colon)...]

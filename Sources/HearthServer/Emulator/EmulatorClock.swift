@@ -1,5 +1,5 @@
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// The server's clock: the system clock shifted by an offset, or stopped at a set time.
 /// `PUT /emulator/v1/clock` sets or advances it; it drives commit times, server timestamps
@@ -10,7 +10,7 @@ public final class EmulatorClock: HearthClock {
         case manual(Timestamp)
     }
 
-    private let mode = Mutex<Mode>(.system(offsetMicros: 0))
+    private let mode = HearthMutex<Mode>(.system(offsetMicros: 0))
     private let system = SystemClock()
 
     public init() {}

@@ -52,6 +52,9 @@ public struct EmulatorConfiguration: Sendable {
 
     /// Hearth JSON documents for `project` (`--seed`).
     public var seed: String?
+    /// Faults injected from the start (`--fault SPEC`, repeatable; docs/faults.md): a rule
+    /// without a project applies to every project.
+    public var faults: [FaultRule] = []
     /// Declared composite indexes (`--indexes`) and what a query missing one does.
     public var indexes: String?
     public var indexMode: IndexMode?

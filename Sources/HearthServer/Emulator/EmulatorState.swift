@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthTransport
+import HearthLock
 import Synchronization
 
 /// Everything the emulator process keeps besides the documents themselves: the databases
@@ -15,14 +16,17 @@ public final class EmulatorState: Sendable {
     public let requestLog = RequestLog()
     /// The open Listen and Write streams and WebChannel sessions, with their targets.
     public let streams = OpenStreams()
+    /// Faults on demand (HearthCore/Faults, docs/faults.md): the rules every front end
+    /// consults; one atomic load per request while none is set.
+    public let faults = FaultInjector()
     /// Cloud Functions triggers: what the Functions emulator registered and the delivery of
     /// their events (Emulator/Triggers). Sees every commit of every database.
     public let triggers: CloudFunctionsTriggers
-    private let indexSetup: Mutex<IndexSetup>
-    private let snapshots = Mutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
+    private let indexSetup: HearthMutex<IndexSetup>
+    private let snapshots = HearthMutex<[String: (DatabaseID, DatabaseSnapshot)]>([:])
     private let snapshotCounter = Atomic<Int>(0)
     /// The JAR's --single_project_mode: the one project expected, and the others already warned about.
-    private let singleProject = Mutex<(expected: String?, warned: Set<String>)>((nil, []))
+    private let singleProject = HearthMutex<(expected: String?, warned: Set<String>)>((nil, []))
 
     private struct IndexSetup {
         var configuration: IndexConfiguration?
@@ -56,7 +60,7 @@ public final class EmulatorState: Sendable {
         // every commit reaches the triggers.
         registry = DatabaseRegistry(clock: clock, historyBudget: VersionHistoryBudget(limit: historyLimit), store: store,
                                     commitScope: { section in EventLoop.deferringWakeUps(section) }, commitObserver: triggers)
-        indexSetup = Mutex(IndexSetup(configuration: indexes, mode: indexMode))
+        indexSetup = HearthMutex(IndexSetup(configuration: indexes, mode: indexMode))
     }
 
     /// Declares indexes for one project's databases (e.g. a documented app's seed).
@@ -69,6 +73,13 @@ public final class EmulatorState: Sendable {
         indexSetup.withLock { $0.perDatabase[id] = configuration }
     }
 
+    /// Applies the declared indexes to every database already open (a data directory's,
+    /// recovered at start-up), so their declared indexes are built before the server
+    /// listens rather than by the first request that reaches each database.
+    public func configureOpenDatabases() {
+        for db in registry.all { configure(db) }
+    }
+
     /// The JAR's `--single_project_mode true`: requests to other projects are still served,
     /// and the first database used in each other project logs the JAR's warning. (The JAR
     /// warns on every request; once per project keeps firestore-debug.log readable.)
@@ -79,11 +90,7 @@ public final class EmulatorState: Sendable {
     /// The database for `id`, created and configured on first use.
     public func database(_ id: DatabaseID) -> Database {
         let db = registry.database(id)
-        let setup: (IndexConfiguration?, IndexMode?)? = indexSetup.withLock { s in
-            guard s.configured.insert(id).inserted else { return nil }
-            return (s.perDatabase[id] ?? s.perProject[id.project] ?? s.configuration, s.mode)
-        }
-        if setup != nil, let expected = singleProject.withLock({ s -> String? in
+        if configure(db), let expected = singleProject.withLock({ s -> String? in
             guard let e = s.expected, e != id.project, s.warned.insert(id.project).inserted else { return nil }
             return e
         }) {
@@ -91,11 +98,23 @@ public final class EmulatorState: Sendable {
                 + "but the emulator is configured for \(expected). To opt-out of single project mode add/set the "
                 + "'\"singleProjectMode\": false' property in the firebase.json emulators config.")
         }
-        if let (configuration, mode) = setup, configuration != nil || mode != nil {
+        return db
+    }
+
+    /// Gives `db` its indexes the first time it is seen; whether this was that time.
+    @discardableResult
+    private func configure(_ db: Database) -> Bool {
+        let id = db.id
+        let setup: (IndexConfiguration?, IndexMode?)? = indexSetup.withLock { s in
+            guard s.configured.insert(id).inserted else { return nil }
+            return (s.perDatabase[id] ?? s.perProject[id.project] ?? s.configuration, s.mode)
+        }
+        guard let (configuration, mode) = setup else { return false }
+        if configuration != nil || mode != nil {
             let config = configuration ?? IndexConfiguration()
             db.configureIndexes(config, mode: mode ?? (configuration == nil ? .warn : .enforce))
         }
-        return db
+        return true
     }
 
     // MARK: Snapshots

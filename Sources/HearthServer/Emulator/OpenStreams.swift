@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// The streams open right now — Listen and Write streams over gRPC (and WebChannel
@@ -26,7 +27,7 @@ public final class OpenStreams: Sendable {
         public var requests = 0
     }
 
-    private let streams = Mutex<[Int: Stream]>([:])
+    private let streams = HearthMutex<[Int: Stream]>([:])
     private let counter = Atomic<Int>(0)
     private let changes = Atomic<Int>(0)
 
@@ -57,6 +58,9 @@ public final class OpenStreams: Sendable {
 
     /// The open streams, oldest first.
     public var all: [Stream] { streams.withLock { $0.values.sorted { $0.id < $1.id } } }
+
+    /// How many streams are open.
+    public var count: Int { streams.withLock { $0.count } }
 
     /// Grows with every change: whoever shows the streams compares it to what it showed.
     public var version: Int { changes.load(ordering: .acquiring) }

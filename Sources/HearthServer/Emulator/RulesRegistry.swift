@@ -1,5 +1,5 @@
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// The security rules of every project the emulator knows, keyed by project id, and the
 /// rules of single databases that have their own (firebase.json's list form gives each
@@ -7,9 +7,9 @@ import Synchronization
 /// rules of its own uses its project's, else the default (`--rules`, which the official
 /// emulator applies to every project); with none, everything is allowed there.
 public final class RulesRegistry: Sendable {
-    private let byProject = Mutex<[String: ProjectRules]>([:])
-    private let byDatabase = Mutex<[DatabaseID: ProjectRules]>([:])
-    private let fallback = Mutex<ProjectRules?>(nil)
+    private let byProject = HearthMutex<[String: ProjectRules]>([:])
+    private let byDatabase = HearthMutex<[DatabaseID: ProjectRules]>([:])
+    private let fallback = HearthMutex<ProjectRules?>(nil)
 
     public init() {}
 

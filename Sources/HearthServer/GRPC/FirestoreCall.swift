@@ -34,8 +34,13 @@ struct FirestoreCall: FirestoreStreamCall {
     /// Ends the call with a status (no-op when it has already ended).
     func finish(_ code: FirestoreError.Code, message: String = "") { grpc.finish(GRPCStatus.Code(code), message: message) }
 
-    /// Ends the call with an error's code and message.
-    func finish(_ error: FirestoreError) { grpc.finish(GRPCStatus(error)) }
+    /// Ends the call with an error's code and message (an injected reset: the connection closes).
+    func finish(_ error: FirestoreError) {
+        if error.closesConnection { grpc.abortConnection() } else { grpc.finish(GRPCStatus(error)) }
+    }
+
+    /// Closes the call's connection (an injected fault).
+    func abortConnection() { grpc.abortConnection() }
 
     /// Runs the session's work on a worker thread; false when the pool is full (the call is
     /// then ended RESOURCE_EXHAUSTED).

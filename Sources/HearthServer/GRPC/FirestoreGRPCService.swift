@@ -40,18 +40,25 @@ struct FirestoreGRPCService: GRPCService {
         guard let rpc = Self.rpcs[method]?.rpc else { return nil }
         let rpcs = FirestoreRPCs(state: state)
         let log = state.requestLog
-        let path = "/\(name)/\(method)"
+        // The path is spelled out only when the request log records the call: an
+        // interpolation and an allocation every request otherwise.
+        let service = name
         return { bytes, call throws(GRPCStatus) in
             do throws(FirestoreError) {
-                try log.serve(.grpc, method: method, path: path, authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                try log.serve(.grpc, method: method, path: "/\(service)/\(method)", authorization: call.request.value("authorization")) { () throws(FirestoreError) in
+                    try RequestSize.check(bytes.count)
                     try rpc(rpcs)(bytes, FirestoreCall(call))
                 }
-            } catch { throw GRPCStatus(error) }
+            } catch {
+                // An injected reset or dropped answer: the connection dies instead of a status.
+                if error.closesConnection { call.abortConnection() }
+                throw GRPCStatus(error)
+            }
         }
     }
 
     func placement(for method: String) -> HandlerPlacement {
-        Self.rpcs[method]?.operation.placement(commitsWaitForDisk: state.commitsWaitForDisk) ?? .pool
+        Self.rpcs[method]?.operation.placement(commitsWaitForDisk: state.commitsWaitForDisk, faultsArmed: state.faults.isArmed) ?? .pool
     }
 
     func streamHandler(for method: String) -> GRPCStreamHandler? {
@@ -161,6 +168,7 @@ struct FirestoreRPCs: Sendable {
         let req = try ReadRequestMessages.decodeBatchGet(bytes)
         let database = try ResourceNameFields.database(req.database)
         var paths: [ResourcePath] = []
+        paths.reserveCapacity(req.documents.count)
         for (i, name) in req.documents.enumerated() {
             let (db, path) = try ResourceNameFields.document(name)
             guard db == database else {
@@ -178,7 +186,7 @@ struct FirestoreRPCs: Sendable {
     func beginTransaction(_ bytes: [UInt8], _ call: FirestoreCall) throws(FirestoreError) {
         let req = try TransactionMessages.decodeBegin(bytes)
         let database = try ResourceNameFields.database(req.database)
-        let id = try service(database, call).begin(req.mode)
+        let id = try service(database, call).beginTransaction(req.mode)
         try call.send(TransactionMessages.encodeBeginResponse(id))
     }
 

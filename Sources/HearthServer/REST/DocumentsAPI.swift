@@ -142,7 +142,7 @@ struct DocumentsAPI {
         var o = try ProtoObject(body, context: "")
         let options = o.take("options") ?? .object([("readWrite", .object([]))])
         try o.finish()
-        let id = try service.begin(try transactionMode(options))
+        let id = try service.beginTransaction(try transactionMode(options))
         return ok(.object([("transaction", ProtoJSON.base64(id.bytes))]))
     }
 

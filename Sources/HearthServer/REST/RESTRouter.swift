@@ -101,7 +101,7 @@ struct RESTRouter {
         guard let decoded = PercentDecoding.decode(request.path) else {
             throw .invalidArgument("Invalid percent-encoding in the request path.")
         }
-        let parts = decoded.split(separator: "/", maxSplits: 6, omittingEmptySubsequences: false)
+        let parts = slashSeparated(decoded[...], maxSplits: 6)
         guard parts.count == 7, parts[0].isEmpty, parts[1] == "v1", parts[2] == "projects",
               parts[4] == "databases", !parts[5].isEmpty else { return nil }
         if parts[3].isEmpty { _ = try ResourceName.parse(String(decoded.dropFirst(4)), as: .document) }
@@ -121,12 +121,22 @@ struct RESTRouter {
         if rest == "documents" {
             segments = []
         } else if rest.hasPrefix("documents/") {
-            segments = rest.dropFirst("documents/".count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            segments = slashSeparated(rest.dropFirst("documents/".count)).map(String.init)
         } else {
             return nil
         }
         return Address(database: DatabaseID(project: String(parts[3]), database: String(parts[5])),
                        path: ResourcePath(segments: segments), verb: verb)
+    }
+
+    /// `text` split at every "/" (empty parts kept), at most `maxSplits` times: at "/" bytes
+    /// when the text is ASCII (as a request path nearly always is), where splitting at the
+    /// Character "/" walks grapheme clusters (~18,000 instructions a request); the same parts.
+    private static func slashSeparated(_ text: Substring, maxSplits: Int = .max) -> [Substring] {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return text.split(separator: "/", maxSplits: maxSplits, omittingEmptySubsequences: false)
+        }
+        return text.utf8.split(separator: UInt8(ascii: "/"), maxSplits: maxSplits, omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// The route that takes `request` at `address`, if any.
@@ -143,8 +153,8 @@ struct RESTRouter {
 
         /// Its route's operation decides; what matches no route (an error or a 404,
         /// answered at once) runs inline.
-        func placement(commitsWaitForDisk: Bool) -> HandlerPlacement {
-            route?.operation.placement(commitsWaitForDisk: commitsWaitForDisk) ?? .inline
+        func placement(commitsWaitForDisk: Bool, faultsArmed: Bool = false) -> HandlerPlacement {
+            route?.operation.placement(commitsWaitForDisk: commitsWaitForDisk, faultsArmed: faultsArmed) ?? .inline
         }
     }
 

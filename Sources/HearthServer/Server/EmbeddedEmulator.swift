@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 import HearthTransport
-import Synchronization
+import HearthLock
 
 /// The emulator inside a test process (docs/ios-app-tests.md): starts in milliseconds on a
 /// free loopback port, serves REST, gRPC and WebChannel there exactly as `hearth serve`
@@ -25,7 +25,7 @@ public final class EmbeddedEmulator: Sendable {
     private let instance: EmulatorInstance
     /// The data right after start-up (seeds and import applied): what `reset()` goes back to.
     private let initial: Snapshot
-    private let stopped = Mutex(false)
+    private let stopped = HearthMutex(false)
 
     /// Every database's contents at one moment. Taking one copies no documents (the
     /// engine's states are persistent maps), so it costs the same for 10 or 10⁶ documents.

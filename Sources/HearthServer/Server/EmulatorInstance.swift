@@ -1,6 +1,6 @@
 import Foundation
 import HearthCore
-import Synchronization
+import HearthLock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,9 +16,9 @@ public final class EmulatorInstance: Sendable {
     public let configuration: EmulatorConfiguration
     public let state: EmulatorState
     private let store: DurableStore?
-    private let servers = Mutex<[EmulatorServer]>([])
-    private let console = Mutex<ConsoleServer?>(nil)
-    private let requestFeed = Mutex<RequestFeedServer?>(nil)
+    private let servers = HearthMutex<[EmulatorServer]>([])
+    private let console = HearthMutex<ConsoleServer?>(nil)
+    private let requestFeed = HearthMutex<RequestFeedServer?>(nil)
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Loads the state the configuration describes; nothing listens yet.
@@ -34,6 +34,12 @@ public final class EmulatorInstance: Sendable {
         store = try Self.openDataDirectory(c)
         state = EmulatorState(indexes: indexes, indexMode: c.indexMode, historyLimit: c.historyLimit, store: store,
                               functionsEmulator: c.functionsEmulator, triggersPaused: c.triggersPaused)
+        for rule in c.faults {
+            do throws(FirestoreError) { try state.faults.add(rule) } catch {
+                store?.close()
+                throw .usage("--fault: \(error.message)")
+            }
+        }
         do {
             if c.singleProjectMode { state.expectOnlyProject(c.project) }
             try applyFirebaseConfig(firebase)
@@ -42,6 +48,9 @@ public final class EmulatorInstance: Sendable {
             try loadSeed()
             try loadDocumentedApps()
             for project in c.projects { try setUp(project) }
+            // Every index setting is known now: a data directory's databases that nothing
+            // above touched build their declared indexes here, before the server listens.
+            state.configureOpenDatabases()
         } catch {
             store?.close()
             throw error

@@ -72,7 +72,7 @@ struct RequestHandler: Sendable {
         }
         guard request.path.hasPrefix("/v1/") else { return HTTPRoute(.pool) { handle($0, rest: nil, stop: stop) } }
         let rest = RESTRouter.resolve(request)
-        return HTTPRoute(rest.placement(commitsWaitForDisk: state.commitsWaitForDisk)) { handle($0, rest: rest, stop: stop) }
+        return HTTPRoute(rest.placement(commitsWaitForDisk: state.commitsWaitForDisk, faultsArmed: state.faults.isArmed)) { handle($0, rest: rest, stop: stop) }
     }
 
     func handle(_ request: HTTPRequest, rest: RESTRouter.Resolution?, stop: @escaping @Sendable () -> Void) -> HTTPResponse {
@@ -117,7 +117,10 @@ struct RequestHandler: Sendable {
             return Self.plain(404, "Not Found\n")
         } catch {
             RequestTrace.current(ifObserving: state.requestLog)?.failed(error)
-            return error.httpResponse
+            var response = error.httpResponse
+            // An injected reset or dropped answer: the connection dies instead of an answer.
+            response.abortConnection = error.closesConnection
+            return response
         }
     }
 }

@@ -5,10 +5,12 @@ import HearthCore
 extension DocumentService {
     /// The run's output and the transaction a `newTransaction` began.
     func executePipeline(_ pipeline: StructuredPipeline, consistency: ReadConsistency) throws(FirestoreError) -> (PipelineOutput, TransactionID?) {
+        let fault = try fault(.executePipeline, [])
         try checkRules(pipeline)
         let (txn, began, time) = try readPoint(consistency)
         let output = try db.executePipeline(pipeline, readTime: txn == nil ? time : nil, transaction: txn,
                                             authorize: rules.commitAuthorizer())
+        try afterFault(fault)
         return (output, began)
     }
 

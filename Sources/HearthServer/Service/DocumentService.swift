@@ -12,25 +12,48 @@ struct DocumentService {
     let database: DatabaseID
     let auth: AuthContext
     let rules: RulesEnforcer
+    /// Whether injected faults (`state.faults`) apply: the clients' front ends yes, the
+    /// console no (it must keep working to show and clear them).
+    let injectsFaults: Bool
     /// The current request's trace while the request log is observed: told what the request
     /// addressed. Read per call, as a stream's service outlives each of its requests.
     private var trace: RequestTrace? { RequestTrace.current(ifObserving: state.requestLog) }
 
-    init(state: EmulatorState, database: DatabaseID, auth: AuthContext) throws(FirestoreError) {
+    init(state: EmulatorState, database: DatabaseID, auth: AuthContext, injectsFaults: Bool = true) throws(FirestoreError) {
         self.state = state
         self.database = database
         self.auth = auth
+        self.injectsFaults = injectsFaults
         self.rules = try RulesEnforcer(state: state, database: database, auth: auth)
         trace?.addressed(database)
     }
 
     var db: Database { state.database(database) }
 
+    // MARK: Injected faults
+
+    /// What an injected fault does before `method`'s work (HearthCore/Faults,
+    /// docs/faults.md): waits its delay, throws its error or reset; returns a dropped answer
+    /// for `afterFault`. While no fault is set this is one atomic load.
+    @inline(__always)
+    func fault(_ method: FaultMethod, _ paths: @autoclosure () -> [ResourcePath]) throws(FirestoreError) -> FaultEffect? {
+        guard injectsFaults && state.faults.isArmed else { return nil }
+        return try state.faults.before(project: database.project, database: database.database, method: method, paths: paths())
+    }
+
+    /// After the work: a dropped answer becomes the error that has the front end close the
+    /// connection instead of answering (the work is done, exactly once).
+    @inline(__always)
+    func afterFault(_ effect: FaultEffect?) throws(FirestoreError) {
+        if let effect, effect == .dropAnswer { throw .injectedDroppedAnswer }
+    }
+
     // MARK: Single documents
 
     /// GetDocument: NOT_FOUND when absent.
     func get(_ path: ResourcePath, transaction: TransactionID?, readTime: Timestamp?) throws(FirestoreError) -> Document {
         trace?.named(path, in: database)
+        let fault = try fault(.getDocument, [path])
         try path.validateSegments()
         let doc: Document?
         if let transaction {
@@ -45,6 +68,7 @@ struct DocumentService {
             try rules.checkGet(path, in: s)
             doc = s.document(path)
         }
+        try afterFault(fault)
         guard let doc else { throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.") }
         return doc
     }
@@ -54,8 +78,10 @@ struct DocumentService {
     func create(collection: ResourcePath, id: String?, fields: MapValue) throws(FirestoreError) -> Document {
         let path = collection.appending(id.flatMap { $0.isEmpty ? nil : $0 } ?? AutoID.generate())
         trace?.named(path, in: database)
+        let fault = try fault(.createDocument, [path])
         try path.validateSegments()
         let result = try db.commit([Write(path: path, operation: .set(fields), precondition: .exists(false))], authorize: rules.commitAuthorizer())
+        try afterFault(fault)
         let t = result.writeResults.first?.updateTime ?? result.commitTime
         return Document(path: path, fields: fields, createTime: t, updateTime: t)
     }
@@ -65,7 +91,9 @@ struct DocumentService {
     func update(_ path: ResourcePath, fields: MapValue, updateMask: [FieldPath]?, precondition: Precondition?) throws(FirestoreError) -> Document {
         trace?.named(path, in: database)
         let operation: Write.Operation = updateMask.map { .update(fields, mask: $0.filter { !$0.isDocumentName }) } ?? .set(fields)
+        let fault = try fault(.updateDocument, [path])
         let result = try db.commit([Write(path: path, operation: operation, precondition: precondition)], authorize: rules.commitAuthorizer())
+        try afterFault(fault)
         guard let doc = result.documents.first ?? nil else {
             throw FirestoreError(.notFound, "Document (\(database.resourceName(path))) not found.")
         }
@@ -75,7 +103,9 @@ struct DocumentService {
     /// DeleteDocument (deleting a missing document succeeds unless a precondition says otherwise).
     func delete(_ path: ResourcePath, precondition: Precondition?) throws(FirestoreError) {
         trace?.named(path, in: database)
+        let fault = try fault(.deleteDocument, [path])
         _ = try db.commit([Write.delete(path, precondition: precondition)], authorize: rules.commitAuthorizer())
+        try afterFault(fault)
     }
 
     // MARK: Listing
@@ -88,6 +118,15 @@ struct DocumentService {
     /// cursor neither repeats nor hides another. The other listings page by offset.
     func list(collection: ResourcePath, showMissing: Bool, orderBy: [Ordering], pageSize: Int, pageToken: String?,
               readTime: Timestamp?) throws(FirestoreError) -> ([ListedDocument], String?) {
+        let fault = try fault(.listDocuments, [collection])
+        let listed = try listing(collection: collection, showMissing: showMissing, orderBy: orderBy, pageSize: pageSize,
+                                 pageToken: pageToken, readTime: readTime)
+        try afterFault(fault)
+        return listed
+    }
+
+    private func listing(collection: ResourcePath, showMissing: Bool, orderBy: [Ordering], pageSize: Int, pageToken: String?,
+                         readTime: Timestamp?) throws(FirestoreError) -> ([ListedDocument], String?) {
         trace?.named(collection, in: database)
         if showMissing && !auth.isAdmin {
             throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.")
@@ -159,10 +198,13 @@ struct DocumentService {
 
     /// ListCollectionIds under `parent` (the database root or a document); admin only.
     func listCollectionIds(parent: ResourcePath, pageSize: Int, pageToken: String?, readTime: Timestamp?) throws(FirestoreError) -> ([String], String?) {
+        let fault = try fault(.listCollectionIds, [parent])
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Metadata operations require admin authentication.") }
         guard pageSize >= 0 else { throw .negativePageSize }
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
-        return Self.page(s.collectionIDs(under: parent, at: readTime), offset: try Self.offset(fromToken: pageToken), size: pageSize)
+        let page = Self.page(s.collectionIDs(under: parent, at: readTime), offset: try Self.offset(fromToken: pageToken), size: pageSize)
+        try afterFault(fault)
+        return page
     }
 
     // MARK: Batches and transactions
@@ -174,6 +216,7 @@ struct DocumentService {
     /// the whole request (as on the official emulator).
     func batchGet(_ paths: [ResourcePath], consistency: ReadConsistency) throws(FirestoreError) -> (results: [(ResourcePath, Document?)], transaction: TransactionID?, readTime: Timestamp) {
         if let trace { for p in paths { trace.named(p, in: database) } }
+        let fault = try fault(.batchGetDocuments, paths)
         var readTime: Timestamp?
         if case .readTime(let t) = consistency { readTime = t }
         let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
@@ -187,8 +230,9 @@ struct DocumentService {
             began = txn
         case .current, .readTime: break
         }
-        var seen = Set<ResourcePath>()
+        var seen = Set<ResourcePath>(minimumCapacity: paths.count)
         var results: [(ResourcePath, Document?)] = []
+        results.reserveCapacity(paths.count)
         for path in paths where seen.insert(path).inserted {
             let doc: Document?
             if let txn { doc = try db.document(path, transaction: txn) }
@@ -197,10 +241,23 @@ struct DocumentService {
             results.append((path, doc))
         }
         let found = results.filter { $0.1 != nil }
-        return (found + results.filter { $0.1 == nil }, began, readTime ?? s.readTime)
+        // A read-only transaction begun at a read time reads (and reports) that time, as the
+        // official emulator does (Tests/Differential/cases/transaction_read_times.py).
+        let transactionTime = try txn.flatMap { id throws(FirestoreError) in try db.readTime(of: id) }
+        try afterFault(fault)
+        return (found + results.filter { $0.1 == nil }, began, readTime ?? transactionTime ?? s.readTime)
     }
 
-    /// BeginTransaction.
+    /// BeginTransaction, the method (faults apply; `begin` is also what a read's
+    /// `newTransaction` does, which is that read's method).
+    func beginTransaction(_ mode: TransactionMode) throws(FirestoreError) -> TransactionID {
+        let fault = try fault(.beginTransaction, [])
+        let id = try begin(mode)
+        try afterFault(fault)
+        return id
+    }
+
+    /// Begins a transaction.
     func begin(_ mode: TransactionMode) throws(FirestoreError) -> TransactionID {
         switch mode {
         case .readWrite(let retry): return try db.beginTransaction(readOnly: false, retrying: retry)
@@ -208,15 +265,22 @@ struct DocumentService {
         }
     }
 
-    /// Commit: atomic, optionally ending a transaction (ABORTED on conflict).
-    func commit(_ writes: [Write], transaction: TransactionID?) throws(FirestoreError) -> CommitResult {
+    /// Commit: atomic, optionally ending a transaction (ABORTED on conflict). `faultMethod`:
+    /// the method faults see (a Write stream checks its own, `nil`).
+    func commit(_ writes: [Write], transaction: TransactionID?, faultMethod: FaultMethod? = .commit) throws(FirestoreError) -> CommitResult {
         if let trace { for w in writes { trace.named(w.path, in: database) } }
-        return try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
+        var fault: FaultEffect?
+        if let faultMethod { fault = try self.fault(faultMethod, writes.map(\.path)) }
+        let result = try db.commit(writes, transaction: transaction, authorize: rules.commitAuthorizer())
+        try afterFault(fault)
+        return result
     }
 
     /// Rollback.
     func rollback(_ transaction: TransactionID) throws(FirestoreError) {
+        let fault = try fault(.rollback, [])
         try db.rollback(transaction)
+        try afterFault(fault)
     }
 
     /// BatchWrite: admin only; each write is applied on its own (its own rules check and
@@ -224,6 +288,7 @@ struct DocumentService {
     func batchWrite(_ writes: [Write]) throws(FirestoreError) -> [Result<WriteResult, FirestoreError>] {
         guard auth.isAdmin else { throw FirestoreError(.permissionDenied, "Batch writes require admin authentication.") }
         if let trace { for w in writes { trace.named(w.path, in: database) } }
+        let fault = try fault(.batchWrite, writes.map(\.path))
         // "Method does not allow more than one write per document" (BatchWriteRequest).
         var written = Set<ResourcePath>()
         for w in writes where !written.insert(w.path).inserted {
@@ -241,6 +306,7 @@ struct DocumentService {
             }
             catch { outcomes.append(.failure(error)) }
         }
+        try afterFault(fault)
         return outcomes
     }
 
@@ -250,29 +316,37 @@ struct DocumentService {
     /// the reads. Returns the transaction a `newTransaction` began.
     func runQuery(_ query: StructuredQuery, consistency: ReadConsistency) throws(FirestoreError) -> (QueryResult, TransactionID?) {
         trace?.named(query.collectionPath, in: database)
+        let fault = try fault(.runQuery, [query.collectionPath])
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
         let result: QueryResult
         if let txn { result = try db.runQuery(query, transaction: txn) } else { result = try db.runQuery(query, readTime: time) }
+        try afterFault(fault)
         return (result, began)
     }
 
     /// RunAggregationQuery. Returns the transaction a `newTransaction` began.
     func runAggregation(_ query: StructuredQuery, aggregations: [Aggregation], consistency: ReadConsistency) throws(FirestoreError) -> (AggregationResult, TransactionID?) {
         trace?.named(query.collectionPath, in: database)
+        let fault = try fault(.runAggregationQuery, [query.collectionPath])
         try rules.checkQuery(query, in: db.state())
         let (txn, began, time) = try readPoint(consistency)
-        if let txn { return (try db.runAggregation(query, aggregations: aggregations, transaction: txn), began) }
-        return (try db.runAggregation(query, aggregations: aggregations, readTime: time), began)
+        let answer: AggregationResult
+        if let txn { answer = try db.runAggregation(query, aggregations: aggregations, transaction: txn) }
+        else { answer = try db.runAggregation(query, aggregations: aggregations, readTime: time) }
+        try afterFault(fault)
+        return (answer, began)
     }
 
     /// PartitionQuery: validated and rules-checked; answered with zero partitions (the
     /// whole query is one partition).
     func partitionQuery(_ query: StructuredQuery?, partitionCount: Int64?) throws(FirestoreError) {
+        let fault = try fault(.partitionQuery, query.map { [$0.collectionPath] } ?? [])
         if let query { try rules.checkQuery(query, in: db.state()) }
         if let partitionCount, partitionCount < 1 {
             throw .invalidArgument("partition_count must be at least 1, but was \(partitionCount).")
         }
+        try afterFault(fault)
     }
 
     /// Where a query reads: (the transaction, the one begun here, the read time).

@@ -1,3 +1,4 @@
+import HearthCore
 import HearthTransport
 
 /// The Firestore methods as work, whichever front end carries them: REST's route table and
@@ -17,14 +18,39 @@ enum FirestoreOperation: Sendable {
     /// directory: a group commit's fsync). Queries, listings, batch writes and pipelines,
     /// whose cost grows with the data or the request, always run on the pool, so one large
     /// request cannot stall the other connections of its loop.
-    func placement(commitsWaitForDisk: Bool) -> HandlerPlacement {
-        switch self {
+    ///
+    /// While a fault is set (`faultsArmed`, one atomic load) everything runs on the pool: an
+    /// injected delay then sleeps a worker, never an event loop that other connections share.
+    func placement(commitsWaitForDisk: Bool, faultsArmed: Bool = false) -> HandlerPlacement {
+        if faultsArmed { return .pool }
+        return switch self {
         case .getDocument, .batchGet, .beginTransaction, .rollback:
             .inline
         case .commit, .createDocument, .updateDocument, .deleteDocument:
             commitsWaitForDisk ? .pool : .inline
         case .listDocuments, .listCollectionIds, .batchWrite, .runQuery, .runAggregationQuery, .partitionQuery, .executePipeline:
             .pool
+        }
+    }
+
+    /// The method a fault rule names for this work (the gRPC RPC's name).
+    var faultMethod: FaultMethod {
+        switch self {
+        case .getDocument: .getDocument
+        case .createDocument: .createDocument
+        case .updateDocument: .updateDocument
+        case .deleteDocument: .deleteDocument
+        case .listDocuments: .listDocuments
+        case .listCollectionIds: .listCollectionIds
+        case .batchGet: .batchGetDocuments
+        case .beginTransaction: .beginTransaction
+        case .commit: .commit
+        case .rollback: .rollback
+        case .batchWrite: .batchWrite
+        case .runQuery: .runQuery
+        case .runAggregationQuery: .runAggregationQuery
+        case .partitionQuery: .partitionQuery
+        case .executePipeline: .executePipeline
         }
     }
 }

@@ -32,9 +32,15 @@ protocol FirestoreStreamCall: Sendable {
     func whenWritable(_ body: @escaping @Sendable () -> Void)
     /// Calls `body` once the stream ends, however it ends.
     func onEnded(_ body: @escaping @Sendable () -> Void)
+    /// Ends the stream as a dropped network would (an injected fault): gRPC closes the
+    /// connection, WebChannel cuts its back channel and forgets the session.
+    func abortConnection()
 }
 
 extension FirestoreStreamCall {
-    /// Ends the stream with an error's code and message.
-    func finish(_ error: FirestoreError) { finish(error.code, message: error.message) }
+    /// Ends the stream with an error's code and message — or, for an injected reset or
+    /// dropped answer, by cutting the connection.
+    func finish(_ error: FirestoreError) {
+        if error.closesConnection { abortConnection() } else { finish(error.code, message: error.message) }
+    }
 }

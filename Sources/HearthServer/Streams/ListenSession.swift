@@ -89,6 +89,8 @@ final class ListenSession: StreamSession, @unchecked Sendable {
 
     let state: EmulatorState
     let call: any FirestoreStreamCall
+    /// The same call, for the stream's injected faults.
+    private let faults: FaultStreamCall
     let codec: any ListenCodec
     /// This stream's entry in `state.streams`.
     private let streamID: Int
@@ -106,7 +108,8 @@ final class ListenSession: StreamSession, @unchecked Sendable {
 
     private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec) {
         self.state = state
-        self.call = call
+        faults = FaultStreamCall(call)
+        self.call = faults
         self.codec = codec
         streamID = call.register(.listen, in: state)
     }
@@ -314,14 +317,21 @@ final class ListenSession: StreamSession, @unchecked Sendable {
     /// snapshots at that read time are out.
     private func process(_ batch: [Event]) throws(FirestoreError) {
         var owed: Timestamp?
-        for event in batch {
+        for event in Self.inTargetOrder(batch) {
             if finished { return }
             switch event {
             case .snapshot(let id, let generation, let snapshot), .resync(let id, let generation, let snapshot):
                 guard let target = targets[id], target.generation == generation else { continue }
                 if let t = owed, t != snapshot.readTime { try sendNoChange(t); owed = nil }
                 if case .resync = event { try resend(snapshot, to: id) } else { try deliver(snapshot, to: id, target) }
-                owed = snapshot.readTime
+                if snapshot.isInitial {
+                    // Each target's initial result is closed by its own NO_CHANGE, even when
+                    // two targets added together share a read time, as the official emulator
+                    // sends them (Tests/Differential/cases/listen_endings.py).
+                    try sendNoChange(snapshot.readTime)
+                } else {
+                    owed = snapshot.readTime
+                }
                 continue
             default:
                 break
@@ -342,6 +352,33 @@ final class ListenSession: StreamSession, @unchecked Sendable {
             }
         }
         if let t = owed, !finished { try sendNoChange(t) }
+    }
+
+    /// The batch with each run of changes at one read time (one commit's snapshots, a
+    /// snapshot per target) in target-id order, as the official emulator sends a commit's
+    /// deletes and changes (Tests/Differential/cases/listen_endings.py): the engine notifies
+    /// a database's listeners in no fixed order. A sort of a few events per commit.
+    static func inTargetOrder(_ batch: [Event]) -> [Event] {
+        func change(_ e: Event) -> (id: Int32, readTime: Timestamp)? {
+            if case .snapshot(let id, _, let s) = e, !s.isInitial { return (id, s.readTime) }
+            return nil
+        }
+        var out = batch
+        var start = 0
+        while start < out.count {
+            guard let first = change(out[start]) else { start += 1; continue }
+            var end = start + 1
+            while end < out.count, let c = change(out[end]), c.readTime == first.readTime { end += 1 }
+            if end - start > 1 {
+                let run = out[start..<end].enumerated().sorted {
+                    let a = change($0.element)!.id, b = change($1.element)!.id
+                    return a != b ? a < b : $0.offset < $1.offset
+                }.map(\.element)
+                out.replaceSubrange(start..<end, with: run)
+            }
+            start = end
+        }
+        return out
     }
 
     /// The read time a client is told. Before the first commit a database's read time is
@@ -373,6 +410,9 @@ final class ListenSession: StreamSession, @unchecked Sendable {
             state.streams.update(streamID) { $0.database = requested }
         }
         state.streams.update(streamID) { $0.requests += 1 }
+        // A dropped answer: the request is handled, then the stream is cut.
+        let fault = try faults.fault(state, requested, .listen, [])
+        defer { if fault != nil { call.abortConnection() } }
         switch request.change {
         case nil:
             throw .invalidArgument("A ListenRequest needs add_target or remove_target.")

@@ -24,6 +24,8 @@ final class WriteSession: StreamSession, @unchecked Sendable {
 
     let state: EmulatorState
     let call: any FirestoreStreamCall
+    /// The same call, for the stream's injected faults.
+    private let faults: FaultStreamCall
     let codec: any WriteCodec
 
     /// Shared with the connection's event loop.
@@ -39,7 +41,8 @@ final class WriteSession: StreamSession, @unchecked Sendable {
 
     private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec) {
         self.state = state
-        self.call = call
+        faults = FaultStreamCall(call)
+        self.call = faults
         self.codec = codec
         openStreamID = call.register(.write, in: state)
     }
@@ -87,6 +90,7 @@ final class WriteSession: StreamSession, @unchecked Sendable {
             state.streams.update(openStreamID) { $0.requests += 1 }
             try state.requestLog.serve(call.transport, method: "Write", path: "/google.firestore.v1.Firestore/Write",
                                        authorization: call.authorization) { () throws(FirestoreError) in
+                try RequestSize.check(bytes.count)
                 try handle(codec.decodeRequest(bytes))
             }
         case .inputEnded:
@@ -110,6 +114,7 @@ final class WriteSession: StreamSession, @unchecked Sendable {
             let database = try ResourceNameFields.database(request.database)
             guard request.writes.isEmpty else { throw .invalidArgument("'writes' must not be set on an initial write request.") }
             guard request.streamID.isEmpty else { throw .invalidArgument("Resuming streams is not supported, do not set stream ID.") }
+            if try faults.fault(state, database, .write, []) != nil { throw .injectedDroppedAnswer }
             let auth = try AuthContext.parse(call.authorization)
             service = try DocumentService(state: state, database: database, auth: auth)
             state.streams.update(openStreamID) { $0.database = database }
@@ -134,7 +139,10 @@ final class WriteSession: StreamSession, @unchecked Sendable {
             return
         }
         let writes = try WriteStreamMessages.decodeWrites(request.writes, database: database)
-        let result = try service.commit(writes, transaction: nil)
+        let fault = try faults.fault(state, database, .write, writes.map(\.path))
+        let result = try service.commit(writes, transaction: nil, faultMethod: nil)
+        // A dropped answer: committed, and the stream is cut instead of answering.
+        if fault != nil { throw .injectedDroppedAnswer }
         // The stream id goes with the handshake's answer only.
         try call.send(codec.response(streamID: "", streamToken: nextToken(), result: result))
     }

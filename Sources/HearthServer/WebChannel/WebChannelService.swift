@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 import HearthTransport
-import Synchronization
+import HearthLock
 
 /// Serves `/google.firestore.v1.Firestore/{Listen,Write}/channel`: the WebChannel
 /// endpoints the Firebase JS SDK uses in browsers, on the HTTP/1.1 side of the one port.
@@ -31,7 +31,7 @@ final class WebChannelService: Sendable {
     let state: EmulatorState
     let limits: WebChannelLimits
     /// The server's worker pool, where the sessions' streams run (set once the server exists).
-    let workers = Mutex<WorkerPool?>(nil)
+    let workers = HearthMutex<WorkerPool?>(nil)
     /// Sent in the handshake; the client gives up on a silent back channel after 1.5 × this.
     static let keepAliveMs = 30_000
 
@@ -40,7 +40,7 @@ final class WebChannelService: Sendable {
         var janitorRunning = false
         var stopped = false
     }
-    private let registry = Mutex(Registry())
+    private let registry = HearthMutex(Registry())
 
     init(state: EmulatorState, limits: WebChannelLimits = WebChannelLimits()) {
         self.state = state
@@ -136,6 +136,7 @@ final class WebChannelService: Sendable {
             return true
         }
         guard accepted else { throw WebChannelError(503, "The server is stopping.") }
+        session.onAbort = { [weak self] sid in _ = self?.remove(sid) }
         session.start(state: state)
         startJanitor()
         _ = session.forward(offset: offset, messages: messages, acknowledged: nil)

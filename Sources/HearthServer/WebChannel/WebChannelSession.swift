@@ -134,7 +134,15 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
     }
 
     /// The client ended the channel (`TYPE=terminate`), or it expired: the stream stops.
-    func terminate() {
+    func terminate() { end(aborting: false) }
+
+    /// An injected reset or dropped answer: the back channel is cut mid-response (its
+    /// connection closes, as a dropped network would) and the session ends, so the client's
+    /// next request with this SID is answered "Unknown SID" and it opens a new channel —
+    /// the SDK's reconnect path.
+    func abortConnection() { end(aborting: true) }
+
+    private func end(aborting: Bool) {
         lock.lock()
         let wasEnded = ended
         ended = true
@@ -144,10 +152,18 @@ final class WebChannelSession: FirestoreStreamCall, @unchecked Sendable {
         retainedBytes = 0
         let waiters = takeWaitersLocked()
         lock.unlock()
-        channel?.stream.finish()
+        if aborting {
+            onAbort?(id)
+            channel?.stream.abort()
+        } else {
+            channel?.stream.finish()
+        }
         for w in waiters { w() }
         if !wasEnded { inbound?.cancelled() }
     }
+
+    /// Set by the service: forgets the session when it is aborted.
+    var onAbort: (@Sendable (String) -> Void)?
 
     /// The callbacks owed once the stream ended or room was freed (run outside the lock).
     private func takeWaitersLocked() -> [@Sendable () -> Void] {

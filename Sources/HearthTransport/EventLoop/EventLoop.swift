@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HearthLock
 import Synchronization
 
 /// What a descriptor registered with an `EventLoop` is told, on the loop's thread.
@@ -35,7 +36,7 @@ public final class EventLoop: @unchecked Sendable {
     /// The loop's name (its thread's, for debugging).
     public let name: String
     private let selector: Selector
-    private let tasks = Mutex(TaskQueue())
+    private let tasks = HearthMutex(TaskQueue())
     /// The loop thread's id (0 until it starts).
     private let threadID = Atomic<UInt>(0)
     private let wakeUps = Atomic<Int>(0)

@@ -249,6 +249,11 @@ final class HTTP1Connection: ConnectionHandler, @unchecked Sendable {
                 continue
             }
             guard var response = slot.response else { break }
+            if response.abortConnection {
+                connection.flush()
+                connection.close()
+                return
+            }
             let keepAlive = slot.keepAlive && !response.closeConnection && !stopping
             if let a = response.afterWrite { after.append(a); response.afterWrite = nil }
             var bytes: [UInt8] = []

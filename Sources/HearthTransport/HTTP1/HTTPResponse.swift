@@ -6,6 +6,9 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Close the connection after writing this response.
     public var closeConnection: Bool
+    /// Close the connection instead of writing this response: the client sees the
+    /// connection die (an injected fault, docs/faults.md). Answers queued before it go out.
+    public var abortConnection = false
     /// Runs after the response has been written (e.g. `POST /shutdown` stops the server).
     public var afterWrite: (@Sendable () -> Void)?
     /// A response that lasts: when set, `body` is ignored, the status line and headers go out

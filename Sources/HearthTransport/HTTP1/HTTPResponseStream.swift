@@ -1,4 +1,4 @@
-import Synchronization
+import HearthLock
 
 /// The body of a response that lasts (a WebChannel back channel, Server-Sent Events, a long
 /// poll): whoever produces the data calls `write` from any thread; the transport sends each
@@ -29,7 +29,7 @@ public final class HTTPResponseStream: Sendable {
         var onClose: [@Sendable () -> Void] = []
     }
 
-    private let state = Mutex(State())
+    private let state = HearthMutex(State())
     /// Unsent bytes past which the stream closes.
     let budget: Int
     /// False for an HTTP/1.0 client: the body is sent raw and ends with the connection.
@@ -101,6 +101,13 @@ public final class HTTPResponseStream: Sendable {
             return false
         }
         if runNow { body() }
+    }
+
+    /// Cuts the response: the connection closes without ending the body, as a dropped
+    /// network would (an injected fault, docs/faults.md). Idempotent.
+    public func abort() {
+        close()
+        wake()
     }
 
     /// True once nothing more can be written (closed or finished).

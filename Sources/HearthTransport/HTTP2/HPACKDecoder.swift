@@ -50,9 +50,14 @@ struct HPACKDecoder: Sendable {
             var name: [UInt8]
             var value: [UInt8]
             if first & 0x80 != 0 {
-                // §6.1 Indexed header field.
+                // §6.1 Indexed header field: the table's own Strings, nothing decoded again.
                 let index = try HPACKPrimitives.decodeInteger(block, &offset, end: end, prefixBits: 7)
-                (name, value) = try lookup(index)
+                let (header, octets) = try lookupHeader(index)
+                sawField = true
+                listSize += octets + 32
+                if listSize > maxHeaderListSize { tooLarge = true }
+                if !tooLarge { headers.append(header) }
+                continue
             } else if first & 0xE0 == 0x20 {
                 // §6.3 Dynamic table size update: only before the first field.
                 guard !sawField else { throw .tableSizeUpdateNotAtStart }
@@ -87,10 +92,23 @@ struct HPACKDecoder: Sendable {
         return headers
     }
 
+    /// The field at `index` as Strings, and its name and value's length in octets as sent
+    /// (what the list size counts; a String repairs invalid UTF-8, which changes its length).
+    private func lookupHeader(_ index: Int) throws(HPACKError) -> (HTTP2Header, octets: Int) {
+        if index >= 1 && index <= HPACKStaticTable.count {
+            let e = HPACKStaticTable.entryBytes[index - 1]
+            return (HPACKStaticTable.headers[index - 1], e.name.count + e.value.count)
+        }
+        guard index > HPACKStaticTable.count, let e = table.entry(index - HPACKStaticTable.count - 1),
+              let h = table.header(index - HPACKStaticTable.count - 1) else {
+            throw .invalidIndex(index)
+        }
+        return (h, e.name.count + e.value.count)
+    }
+
     private func lookup(_ index: Int) throws(HPACKError) -> (name: [UInt8], value: [UInt8]) {
         if index >= 1 && index <= HPACKStaticTable.count {
-            let e = HPACKStaticTable.entries[index - 1]
-            return (Array(e.name.utf8), Array(e.value.utf8))
+            return HPACKStaticTable.entryBytes[index - 1]
         }
         guard index > HPACKStaticTable.count, let e = table.entry(index - HPACKStaticTable.count - 1) else {
             throw .invalidIndex(index)

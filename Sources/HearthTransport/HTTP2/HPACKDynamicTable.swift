@@ -5,6 +5,9 @@ struct HPACKDynamicTable: Sendable {
     /// Entries stored oldest first (so appending is cheap); index 0 of the table
     /// (HPACK index 62) is the last element.
     private(set) var entries: [(name: [UInt8], value: [UInt8])] = []
+    /// The same entries as Strings, made once when added: a decoder hands out an indexed
+    /// field without decoding its bytes again (~10 String allocations a gRPC request).
+    private var headers: [HTTP2Header] = []
     private(set) var size = 0
     private(set) var maxSize: Int
 
@@ -20,13 +23,20 @@ struct HPACKDynamicTable: Sendable {
         return entries[entries.count - 1 - i]
     }
 
+    /// The entry at dynamic index `i` (0 = newest) as a header field.
+    func header(_ i: Int) -> HTTP2Header? {
+        guard i >= 0, i < headers.count else { return nil }
+        return headers[headers.count - 1 - i]
+    }
+
     /// Adds an entry, evicting as needed; an entry larger than the whole table empties it
-    /// (§4.4).
-    mutating func add(name: [UInt8], value: [UInt8]) {
+    /// (§4.4). `header` is the same field as Strings, when the caller has it.
+    mutating func add(name: [UInt8], value: [UInt8], header: HTTP2Header? = nil) {
         let needed = Self.entrySize(name: name.count, value: value.count)
         evict(toFit: maxSize - needed)
         if needed <= maxSize {
             entries.append((name, value))
+            headers.append(header ?? HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
             size += needed
         }
     }
@@ -46,18 +56,19 @@ struct HPACKDynamicTable: Sendable {
         }
         if drop > 0 {
             entries.removeFirst(drop)
+            headers.removeFirst(drop)
             size = newSize
         }
     }
 
     /// Dynamic index (0 = newest) of an entry with this name and value, and of one with
     /// this name, for the encoder.
-    func find(name: [UInt8], value: [UInt8]) -> (full: Int?, nameOnly: Int?) {
+    func find<N: Collection<UInt8>, V: Collection<UInt8>>(name: N, value: V) -> (full: Int?, nameOnly: Int?) {
         var nameOnly: Int?
         for i in 0..<entries.count {
             let e = entries[entries.count - 1 - i]
-            if e.name == name {
-                if e.value == value { return (i, nameOnly ?? i) }
+            if e.name.count == name.count && e.name.elementsEqual(name) {
+                if e.value.count == value.count && e.value.elementsEqual(value) { return (i, nameOnly ?? i) }
                 if nameOnly == nil { nameOnly = i }
             }
         }

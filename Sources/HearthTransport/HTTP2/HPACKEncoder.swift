@@ -45,18 +45,20 @@ struct HPACKEncoder: Sendable {
     }
 
     private mutating func encode(_ h: HTTP2Header, into out: inout [UInt8]) {
-        let name = Array(h.name.utf8)
-        let value = Array(h.value.utf8)
-        let sensitive = sensitiveNames.contains(h.name)
-        if !sensitive, let i = HPACKStaticTable.fullIndex[h.name + "\u{0}" + h.value] {
+        // The name and value are copied to arrays only for a literal: a field found in a
+        // table (most of a gRPC call's headers and trailers) costs no allocation.
+        let sensitive = !sensitiveNames.isEmpty && sensitiveNames.contains(h.name)
+        if !sensitive, let i = HPACKStaticTable.fullIndex[h.name]?[h.value] {
             HPACKPrimitives.encodeInteger(i, prefixBits: 7, firstByteFlags: 0x80, into: &out)
             return
         }
-        let dynamic = table.find(name: name, value: value)
+        let dynamic = table.find(name: h.name.utf8, value: h.value.utf8)
         if !sensitive, let i = dynamic.full {
             HPACKPrimitives.encodeInteger(i + HPACKStaticTable.count + 1, prefixBits: 7, firstByteFlags: 0x80, into: &out)
             return
         }
+        let name = Array(h.name.utf8)
+        let value = Array(h.value.utf8)
         let nameIndex = HPACKStaticTable.nameIndex[h.name] ?? dynamic.nameOnly.map { $0 + HPACKStaticTable.count + 1 } ?? 0
         let index = useIndexing && !sensitive
         if index {
@@ -66,6 +68,6 @@ struct HPACKEncoder: Sendable {
         }
         if nameIndex == 0 { HPACKPrimitives.encodeString(name, huffman: useHuffman, into: &out) }
         HPACKPrimitives.encodeString(value, huffman: useHuffman, into: &out)
-        if index { table.add(name: name, value: value) }
+        if index { table.add(name: name, value: value, header: h) }
     }
 }

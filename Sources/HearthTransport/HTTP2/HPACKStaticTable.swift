@@ -66,11 +66,18 @@ enum HPACKStaticTable {
 
     static var count: Int { entries.count }
 
-    /// Index (1-based) of the first entry with this name and value, if any.
-    static let fullIndex: [String: Int] = {
-        var index: [String: Int] = [:]
-        for (i, e) in entries.enumerated() where index[e.name + "\u{0}" + e.value] == nil {
-            index[e.name + "\u{0}" + e.value] = i + 1
+    /// The entries as bytes, for the decoder (an indexed field then costs no allocation).
+    static let entryBytes: [(name: [UInt8], value: [UInt8])] = entries.map { (Array($0.name.utf8), Array($0.value.utf8)) }
+
+    /// The entries as header fields, for the decoder.
+    static let headers: [HTTP2Header] = entries.map { HTTP2Header($0.name, $0.value) }
+
+    /// Index (1-based) of the first entry with this name and value, if any: by name, then
+    /// value (no joined key to build for each field sent).
+    static let fullIndex: [String: [String: Int]] = {
+        var index: [String: [String: Int]] = [:]
+        for (i, e) in entries.enumerated() where index[e.name]?[e.value] == nil {
+            index[e.name, default: [:]][e.value] = i + 1
         }
         return index
     }()

@@ -1,3 +1,4 @@
+import HearthLock
 import Synchronization
 
 /// HTTP/2 on one event-loop connection: received bytes feed the `HTTP2ConnectionState`
@@ -27,7 +28,7 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
 
     let connection: Connection
     let loop: EventLoop
-    private let shared: Mutex<Shared>
+    private let shared: HearthMutex<Shared>
     private let handler: any HTTP2StreamHandler
     let limits: HTTPLimits
     let workers: WorkerPool
@@ -57,7 +58,7 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         config.maxSettingsPerWindow = limits.maxSettingsPer10s
         config.maxOutboxBytes = 64 * 1024
         config.streamWindowFollowsConsumption = true
-        shared = Mutex(Shared(state: HTTP2ConnectionState(config: config)))
+        shared = HearthMutex(Shared(state: HTTP2ConnectionState(config: config)))
         idleSince = Monotonic.now()
     }
 

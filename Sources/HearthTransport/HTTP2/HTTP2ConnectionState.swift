@@ -496,23 +496,25 @@ public struct HTTP2ConnectionState: Sendable {
     }
 
     /// Queues response headers (or trailers, if headers were already sent).
-    mutating func sendHeaders(_ id: UInt32, _ headers: [HTTP2Header], endStream: Bool) throws(SendError) {
+    /// `flush: false` leaves the writing to the caller's `flush()` (one pass for a call's
+    /// headers, message and trailers, not one each).
+    mutating func sendHeaders(_ id: UInt32, _ headers: [HTTP2Header], endStream: Bool, flush: Bool = true) throws(SendError) {
         guard !isClosed, streams[id] != nil, !streams[id]!.localEndQueued else { throw .streamClosed }
         streams[id]!.responseHeadersQueued = true
         streams[id]!.pending.append(.headers(headers, endStream: endStream))
         if endStream { streams[id]!.localEndQueued = true }
         queueForSending(id)
-        flush()
+        if flush { self.flush() }
     }
 
     /// Queues response body bytes; they are written as the windows allow.
-    mutating func sendData(_ id: UInt32, _ bytes: [UInt8], endStream: Bool) throws(SendError) {
+    mutating func sendData(_ id: UInt32, _ bytes: [UInt8], endStream: Bool, flush: Bool = true) throws(SendError) {
         guard !isClosed, streams[id] != nil, !streams[id]!.localEndQueued else { throw .streamClosed }
         streams[id]!.pending.append(.data(bytes, endStream: endStream))
         queuedDataBytes += bytes.count
         if endStream { streams[id]!.localEndQueued = true }
         queueForSending(id)
-        flush()
+        if flush { self.flush() }
     }
 
     /// Resets a stream from the server side.

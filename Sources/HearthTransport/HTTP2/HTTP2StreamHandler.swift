@@ -49,15 +49,24 @@ public final class HTTP2ServerStream: Sendable {
     /// ending the stream) in one step, so they leave in one write to the socket.
     public func send(headers: [HTTP2Header]?, data: [UInt8], trailers: [HTTP2Header]?) throws(HTTP2ConnectionState.SendError) {
         try connection.perform { (state: inout HTTP2ConnectionState) throws(HTTP2ConnectionState.SendError) in
-            if let headers { try state.sendHeaders(id, headers, endStream: false) }
-            if !data.isEmpty { try state.sendData(id, data, endStream: false) }
-            if let trailers { try state.sendHeaders(id, trailers, endStream: true) }
+            // Queued together, written in one pass (also when a later part fails).
+            defer { state.flush() }
+            if let headers { try state.sendHeaders(id, headers, endStream: false, flush: false) }
+            if !data.isEmpty { try state.sendData(id, data, endStream: false, flush: false) }
+            if let trailers { try state.sendHeaders(id, trailers, endStream: true, flush: false) }
         }
     }
 
     /// Resets the stream.
     public func reset(_ code: HTTP2ErrorCode = .cancel) {
         connection.perform { (state: inout HTTP2ConnectionState) in state.reset(id, code) }
+    }
+
+    /// Closes the whole connection at once, without GOAWAY (an injected fault,
+    /// docs/faults.md): every stream on it is cut, as when the network drops.
+    public func closeConnection() {
+        let connection = connection
+        if connection.loop.inEventLoop { connection.connection.close() } else { connection.loop.execute { connection.connection.close() } }
     }
 
     /// Response bytes queued and not yet written (flow control), for back-pressure.

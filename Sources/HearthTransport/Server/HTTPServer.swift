@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import HearthLock
 
 /// The server: one listening port, a few event-loop threads that own every connection,
 /// and a bounded worker pool. Each connection is sniffed: HTTP/1.1 requests go to
@@ -20,7 +20,7 @@ public final class HTTPServer: Sendable {
     private let context: ServerContext
     private let group: EventLoopGroup
     private let listener: Listener
-    private let stopped = Mutex(StopState())
+    private let stopped = HearthMutex(StopState())
 
     private struct StopState {
         var running = true

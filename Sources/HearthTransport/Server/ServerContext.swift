@@ -1,3 +1,4 @@
+import HearthLock
 import Synchronization
 
 /// What an HTTP/1.1 connection serves: the handler, where it runs, the limits.
@@ -16,7 +17,7 @@ final class ServerContext: Sendable {
     let http2: (any HTTP2StreamHandler)?
     let pool: WorkerPool
     private let buffered = Atomic<Int>(0)
-    private let registry = Mutex(Registry())
+    private let registry = HearthMutex(Registry())
 
     private struct Registry {
         var connections: [ObjectIdentifier: Connection] = [:]

@@ -1,4 +1,4 @@
-import Synchronization
+import HearthLock
 
 /// The application's end of one open WebSocket: `send` from any thread, never blocking;
 /// the transport writes each message as one unmasked frame, in order.
@@ -19,7 +19,7 @@ public final class WebSocket: Sendable {
         var onMessage: (@Sendable (WebSocketMessage) -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = HearthMutex(State())
     let budget: Int
     let shared: WebSocketSharedBudget?
     private let wake: @Sendable () -> Void

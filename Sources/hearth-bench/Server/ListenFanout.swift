@@ -10,6 +10,7 @@
 // are answered.
 import Foundation
 import HearthGRPC
+import HearthLock
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -26,13 +27,32 @@ struct FanoutResult {
     /// The server's CPU time per commit over the commits (its own work plus delivering
     /// it to every stream), in milliseconds; nil when its process is not known.
     var cpuPerCommit: Double?
+    /// WebChannel sessions among the receivers (after the gRPC streams).
+    var webChannelSessions = 0
+    /// The server's resident memory per open gRPC stream / WebChannel session (bytes, from
+    /// its VmRSS before and after opening them); nil when unknown.
+    var bytesPerStream: Double?
+    var bytesPerSession: Double?
+    /// The server's CPU over 10 s with every stream open and nothing changing, as a share
+    /// of one core.
+    var idleCPU: Double?
 }
 
 enum ListenFanout {
-    static func run(on server: ServerUnderTest, streams: Int, commits: Int, progress: (String) -> Void) throws -> FanoutResult {
-        let tally = FanoutTally(streams: streams)
+    /// `streams` gRPC Listen streams (100 a connection) and `webChannel` WebChannel Listen
+    /// sessions (one streaming back channel each), all watching the listened document.
+    static func run(on server: ServerUnderTest, streams: Int, webChannel: Int = 0, commits: Int,
+                    progress: (String) -> Void) throws -> FanoutResult {
+        raiseDescriptorLimit(to: streams / 50 + 2 * webChannel + 256)
+        let receivers = streams + webChannel
+        let tally = FanoutTally(streams: receivers)
         var connections: [ListenConnection] = []
-        defer { for c in connections { c.close() } }
+        var sessions: WebChannelListeners?
+        defer {
+            for c in connections { c.close() }
+            sessions?.close()
+        }
+        let residentBefore = server.residentBytes()
         var opened = 0
         while opened < streams {
             let c = try ListenConnection(host: server.host, port: server.port, tally: tally)
@@ -45,8 +65,25 @@ enum ListenFanout {
             }
         }
         progress("  \(streams) Listen streams open on \(connections.count) connections; waiting for their first snapshot")
-        guard tally.waitUntil(everyStreamHas: 1, timeout: 60) else {
-            throw BenchError("only \(tally.streamsWith(atLeast: 1)) of \(streams) Listen streams got their initial document")
+        guard tally.waitUntil(everyStreamHas: 1, among: streams, timeout: 120) else {
+            throw BenchError("only \(tally.streamsWith(atLeast: 1, among: streams)) of \(streams) Listen streams got their initial document")
+        }
+        let residentStreams = server.residentBytes()
+        if webChannel > 0 {
+            sessions = try WebChannelListeners(host: server.host, port: server.port, sessions: webChannel, firstIndex: streams,
+                                               tally: tally, document: BenchDatabase.name(BenchDatabase.listened))
+            progress("  \(webChannel) WebChannel sessions open; waiting for their first snapshot")
+            guard tally.waitUntil(everyStreamHas: 1, timeout: 120) else {
+                throw BenchError("only \(tally.streamsWith(atLeast: 1)) of \(receivers) receivers got their initial document")
+            }
+        }
+        let residentAll = server.residentBytes()
+        // Nothing changes for 10 s: what the server spends keeping the streams open.
+        var idleCPU: Double?
+        if receivers >= 1_000, let before = server.cpuSeconds() {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            sleep(10)
+            if let after = server.cpuSeconds() { idleCPU = (after - before) / (Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9) }
         }
         var latencies: [Double] = []
         var missing = 0
@@ -59,45 +96,65 @@ enum ListenFanout {
             guard status == 200 else { throw BenchError("commit: HTTP \(status) \(String(decoding: answer.prefix(200), as: UTF8.self))") }
             let complete = tally.waitUntil(everyStreamHas: 1 + k, timeout: 10)
             let arrivals = tally.arrivals(number: k)
-            missing += streams - arrivals.count
+            missing += receivers - arrivals.count
             latencies += arrivals.map { Double($0 &- t0) / 1e6 }
-            if !complete { progress("  commit \(k): \(streams - arrivals.count) streams did not receive it within 10 s") }
+            if !complete { progress("  commit \(k): \(receivers - arrivals.count) receivers did not receive it within 10 s") }
         }
         let cpuAfter = server.cpuSeconds()
         let cpu = cpuBefore.flatMap { before in cpuAfter.map { ($0 - before) * 1000 / Double(commits) } }
         latencies.sort()
         func p(_ q: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))] }
         if let failure = tally.failure { throw BenchError(failure) }
-        return FanoutResult(streams: streams, commits: commits, p50: p(0.5), p99: p(0.99), max: latencies.last ?? .nan, missing: missing,
-                            cpuPerCommit: cpu)
+        var result = FanoutResult(streams: streams, commits: commits, p50: p(0.5), p99: p(0.99), max: latencies.last ?? .nan,
+                                  missing: missing, cpuPerCommit: cpu, webChannelSessions: webChannel, idleCPU: idleCPU)
+        if let a = residentBefore, let b = residentStreams, streams > 0 { result.bytesPerStream = Double(b - a) / Double(streams) }
+        if let b = residentStreams, let c = residentAll, webChannel > 0 { result.bytesPerSession = Double(c - b) / Double(webChannel) }
+        return result
+    }
+
+    /// Raises this process's soft descriptor limit to at least `needed` (up to the hard
+    /// limit): 10,000 streams take 100 sockets, 1,000 WebChannel sessions 1,000 more.
+    static func raiseDescriptorLimit(to needed: Int) {
+        var limit = rlimit()
+        #if os(Linux)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(needed) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(needed))
+        _ = setrlimit(resource, &limit)
     }
 }
 
 /// When each stream received each DocumentChange (the first is the initial snapshot).
 final class FanoutTally: Sendable {
-    private let state: Mutex<(arrivals: [[UInt64]], failure: String?)>
+    private let state: HearthMutex<(arrivals: [[UInt64]], failure: String?)>
     private let count: Int
 
     init(streams: Int) {
         count = streams
-        state = Mutex((Array(repeating: [], count: streams), nil))
+        state = HearthMutex((Array(repeating: [], count: streams), nil))
     }
 
     func record(stream: Int, at time: UInt64) { state.withLock { $0.arrivals[stream].append(time) } }
     func fail(_ why: String) { state.withLock { if $0.failure == nil { $0.failure = why } } }
     var failure: String? { state.withLock { $0.failure } }
 
-    func streamsWith(atLeast n: Int) -> Int { state.withLock { $0.arrivals.filter { $0.count >= n }.count } }
+    func streamsWith(atLeast n: Int, among first: Int? = nil) -> Int {
+        state.withLock { $0.arrivals.prefix(first ?? count).filter { $0.count >= n }.count }
+    }
 
     /// The arrival times of the `number`-th change after the initial one, where it came.
     func arrivals(number: Int) -> [UInt64] {
         state.withLock { s in s.arrivals.compactMap { $0.count > number ? $0[number] : nil } }
     }
 
-    func waitUntil(everyStreamHas n: Int, timeout: Double) -> Bool {
+    /// Waits until each of the first `among` streams (default: all) has `n` arrivals.
+    func waitUntil(everyStreamHas n: Int, among first: Int? = nil, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if streamsWith(atLeast: n) == count { return true }
+            if streamsWith(atLeast: n, among: first) == (first ?? count) { return true }
             if failure != nil { return false }
             usleep(200)
         }

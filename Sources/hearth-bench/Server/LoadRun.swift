@@ -12,6 +12,8 @@ struct LoadResult {
     var failed: Int
     /// Server CPU per request, in microseconds (nil when the server's process is unknown).
     var cpuMicroseconds: Double?
+    /// Server allocations per request (nil when not counted: see MallocCount).
+    var allocations: Double?
 }
 
 enum LoadRun {
@@ -27,17 +29,17 @@ enum LoadRun {
             if let log { argv += ["--log-file", log] }
             if workload.isGRPC {
                 argv += ["-d", bodyFile] + ServerWorkload.grpcHeaders.flatMap { ["-H", $0] }
-            } else {
-                argv += ["--h1"]
+            } else if !server.isFloor {
+                argv += ["--h1"]  // the floor speaks HTTP/2 only
             }
-            return argv + ["http://\(server.address)\(workload.path)"]
+            return argv + ["http://\(server.address)\(server.path(workload))"]
         }
         // A run of its own warms the server up (the JVM compiles its hot paths), so the
         // measured run's CPU counters and log cover the same requests.
         if warmUp > 0 { _ = ChildProcess.run(argv(seconds: warmUp, log: nil)) }
-        let cpuBefore = server.cpuSeconds()
+        let cpuBefore = server.cpuSeconds(), allocationsBefore = server.allocations()
         let (status, output) = ChildProcess.run(argv(seconds: seconds, log: logFile), stderr: true)
-        let cpuAfter = server.cpuSeconds()
+        let cpuAfter = server.cpuSeconds(), allocationsAfter = server.allocations()
         let text = String(decoding: output, as: UTF8.self)
         guard status == 0 else { throw BenchError("h2load failed (\(status)): \(text.suffix(500))") }
         // The log: one line a request, "start µs \t status \t duration µs".
@@ -72,7 +74,9 @@ enum LoadRun {
         }
         var cpu: Double?
         if let a = cpuBefore, let b = cpuAfter, good + bad > 0 { cpu = (b - a) / Double(good + bad) * 1e6 }
+        var allocations: Double?
+        if let a = allocationsBefore, let b = allocationsAfter, good + bad > 0 { allocations = Double(b &- a) / Double(good + bad) }
         return LoadResult(requestsPerSecond: rps, p50: percentile(0.50), p99: percentile(0.99),
-                          succeeded: good, failed: bad, cpuMicroseconds: cpu)
+                          succeeded: good, failed: bad, cpuMicroseconds: cpu, allocations: allocations)
     }
 }

@@ -29,4 +29,19 @@ enum ResponseCheck {
         guard status == 0 else { return "nghttp exited with \(status)" }
         return workload.check(body)
     }
+
+    /// The answer's body as a client reads it (gRPC: the length-prefixed messages; REST: the
+    /// JSON), or nil when there is none. On the floor, every request goes over HTTP/2.
+    static func answer(_ workload: ServerWorkload, on server: ServerUnderTest, bodyFile: String) -> [UInt8]? {
+        if !workload.isGRPC && !server.isFloor {
+            guard let (status, body) = try? HTTPProbe.request(host: server.host, port: server.port, method: "GET", path: workload.path),
+                  status == 200 else { return nil }
+            return body
+        }
+        guard let nghttp = ChildProcess.which("nghttp") else { return nil }
+        var argv = [nghttp]
+        if workload.isGRPC { argv += ServerWorkload.grpcHeaders.flatMap { ["-H", $0] } + ["-d", bodyFile] }
+        let (status, body) = ChildProcess.run(argv + ["http://\(server.address)\(server.path(workload))"])
+        return status == 0 ? body : nil
+    }
 }

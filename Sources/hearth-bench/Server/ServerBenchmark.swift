@@ -1,10 +1,12 @@
 // `hearth-bench --server`: `hearth serve` (this build) measured from outside, as clients see
 // it, with h2load on fixed gRPC bodies and REST over HTTP/1.1; with `--compare HOST:PORT` or
 // `--compare-official`, the same runs against the other server, interleaved (A, B, A, B…) so
-// a noisy machine affects both alike, and the ratios. Then the Listen fan-out: one commit
-// reaching many open Listen streams.
+// a noisy machine affects both alike, and the ratios; and the floor (FloorServer: a bare
+// HTTP/2 server answering with a fixed file of each answer's size) in the same interleaving,
+// with Hearth's CPU and allocations per request against it. Then the Listen fan-out: one
+// commit reaching many open Listen streams.
 import Foundation
-import Synchronization
+import HearthLock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,14 +23,20 @@ struct ServerBenchmarkOptions {
     var shapes: [(connections: Int, streams: Int)] = [(1, 1), (4, 8)]
     var listenStreams = 1_000
     var listenCommits = 20
+    var listenWebChannel = 0
     var hearthArguments: [String] = []
+    /// Hearth listens on this port, the floor on the next (0: ports the kernel picks).
+    var ports = 0
+    var floor = true
+    var countAllocations = true
 
     static let usage = """
         usage: hearth-bench --server [--compare HOST:PORT | --compare-official [--official-port P]]
                                      [--seconds D] [--warm-up W] [--rounds R] [--documents N]
                                      [--only get,batchget,query-eq,query-range,commit-incr,commit-set,rest-get,listen]
                                      [--shapes 1x1,4x8] [--listen-streams S] [--listen-commits K]
-                                     [--hearth-arg ARG]...
+                                     [--listen-webchannel W]
+                                     [--hearth-arg ARG]... [--ports P] [--no-floor] [--no-malloc-count]
           Starts `hearth serve` from this build (use a release build), seeds N workload documents
           (default 20000: ~200 match the equality query), checks every request kind's answer and
           grpc-status once, then runs h2load (nghttp2-client) on each for D seconds (default 5,
@@ -36,7 +44,16 @@ struct ServerBenchmarkOptions {
           (default 2). --compare / --compare-official run the same against the other server
           (the official emulator on 127.0.0.1:P, default 8090), interleaved, and print ratios.
           The Listen fan-out opens S Listen streams (default 1000) on one document and times
-          K commits (default 20) reaching every stream.
+          K commits (default 20) reaching every stream; with W WebChannel Listen sessions
+          (default 0) on the same document too. With 1,000 receivers or more it also reports
+          the server's memory per stream and session and its CPU over 10 s of idling.
+          The floor (unless --no-floor; needs nghttpd, nghttp2-server) is `nghttpd --no-tls`
+          answering every workload with a fixed file of the size of Hearth's answer, timed in
+          the same interleaving: CPU per request of a bare HTTP/2 server, and Hearth ÷ floor.
+          Allocations per request (unless --no-malloc-count; needs cc) are counted in Hearth
+          and the floor by a preloaded counter. --ports P: Hearth on P, the floor on P+1
+          (default: free ports).
+          Ten thousand listeners: --only listen --listen-streams 10000 --listen-webchannel 1000
         """
 
     init(_ args: [String]) throws {
@@ -62,13 +79,17 @@ struct ServerBenchmarkOptions {
             case "--documents": documents = Int(try number(flag))
             case "--listen-streams": listenStreams = Int(try number(flag))
             case "--listen-commits": listenCommits = Int(try number(flag))
+            case "--listen-webchannel": listenWebChannel = Int(try number(flag))
             case "--hearth-arg": hearthArguments.append(try value(flag))
+            case "--ports": ports = Int(try number(flag))
+            case "--no-floor": floor = false
+            case "--no-malloc-count": countAllocations = false
             case "--only":
                 let names = try value(flag).split(separator: ",").map(String.init)
                 only = []
                 listenStreams = 0
                 for name in names {
-                    if name == "listen" { listenStreams = 1_000; continue }
+                    if name == "listen" { listenStreams = max(listenStreams, 1_000); continue }
                     guard let kind = ServerWorkload.Kind.allCases.first(where: { $0.flag == name }) else {
                         throw BenchError("--only: unknown workload '\(name)'")
                     }
@@ -92,7 +113,7 @@ struct ServerBenchmarkOptions {
 
 enum ServerBenchmark {
     /// The servers being measured, stopped on SIGINT/SIGTERM too.
-    private static let running = Mutex<[ServerUnderTest]>([])
+    private static let running = HearthMutex<[ServerUnderTest]>([])
 
     static func main(_ args: [String]) -> Int32 {
         do {
@@ -127,18 +148,25 @@ enum ServerBenchmark {
         defer { signals.forEach { $0.cancel() } }
         let loadBefore = loadAverage()
         let fixture = ServerFixture(n: options.documents)
-        let servers = try startServers(options)
-        defer { stopAll() }
-        try seed(servers, fixture)
+        let malloc = options.countAllocations ? MallocCount.build(progress: progress) : nil
+        defer { malloc?.remove() }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-bodies-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
+        let htdocs = dir.appendingPathComponent("floor").path
+        try FileManager.default.createDirectory(atPath: htdocs, withIntermediateDirectories: true)
+        let servers = try startServers(options, malloc: malloc, htdocs: htdocs)
+        defer { stopAll() }
+        try seed(servers.filter { !$0.isFloor }, fixture)
         let workloads = fixture.workloads.filter { options.only.contains($0.kind) }
         let bodyFiles = try writeBodies(workloads, to: dir)
-        var broken = checkAnswers(workloads, servers, bodyFiles)
+        var broken = checkAnswers(workloads, servers.filter { !$0.isFloor }, bodyFiles)
+        if let floor = servers.first(where: \.isFloor) {
+            broken.merge(prepareFloor(floor, hearth: servers[0], workloads, bodyFiles, htdocs: htdocs)) { a, _ in a }
+        }
         let (results, dead) = try timedRuns(options, workloads, servers, bodyFiles, broken: broken)
-        var (fanouts, fanoutErrors) = listenFanout(options, servers.filter { dead[$0.label] == nil })
-        let memory = servers.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
+        var (fanouts, fanoutErrors) = listenFanout(options, servers.filter { dead[$0.label] == nil && !$0.isFloor })
+        let memory = servers.filter { !$0.isFloor }.map { s in "\(s.label) RSS \(s.residentBytes().map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "?")" }
         for (label, run) in dead {
             broken["died/\(label)"] = run
             fanoutErrors[label] = "not run: the server stopped answering during \(run)"
@@ -168,9 +196,9 @@ enum ServerBenchmark {
     }
 
     /// `hearth serve`, and the server compared with it (one given, or the official emulator).
-    private static func startServers(_ options: ServerBenchmarkOptions) throws -> [ServerUnderTest] {
+    private static func startServers(_ options: ServerBenchmarkOptions, malloc: MallocCount?, htdocs: String) throws -> [ServerUnderTest] {
         progress("starting hearth serve")
-        var servers = [try ServerUnderTest.hearth(extraArguments: options.hearthArguments)]
+        var servers = [try ServerUnderTest.hearth(port: options.ports, extraArguments: options.hearthArguments, malloc: malloc)]
         running.withLock { $0 = servers }
         do {
             if let other = options.compare {
@@ -179,6 +207,15 @@ enum ServerBenchmark {
                 progress("starting the official emulator on 127.0.0.1:\(options.officialPort) (gcloud emulators firestore start)")
                 servers.append(try ServerUnderTest.official(port: options.officialPort))
                 running.withLock { $0 = servers }
+            }
+            if options.floor {
+                if FloorServer.nghttpd() == nil {
+                    progress("note: nghttpd is not installed (apt-get install -y nghttp2-server): no floor")
+                } else {
+                    progress("starting the floor (nghttpd --no-tls)")
+                    servers.append(try FloorServer.start(port: options.ports > 0 ? options.ports + 1 : 0, htdocs: htdocs, malloc: malloc))
+                    running.withLock { $0 = servers }
+                }
             }
         } catch {
             stopAll()  // hearth serve is running already
@@ -208,6 +245,33 @@ enum ServerBenchmark {
             }
             progress(String(format: "seeded \(server.label) in %.1f s", Date().timeIntervalSince(start)))
         }
+    }
+
+    /// The floor's answers: for each workload, a file of the size of Hearth's answer, checked
+    /// once through the floor. What failed, as "kind/floor" → why, is not timed.
+    private static func prepareFloor(_ floor: ServerUnderTest, hearth: ServerUnderTest, _ workloads: [ServerWorkload],
+                                     _ bodyFiles: [ServerWorkload.Kind: String], htdocs: String) -> [String: String] {
+        var broken: [String: String] = [:]
+        for w in workloads {
+            guard let answer = ResponseCheck.answer(w, on: hearth, bodyFile: bodyFiles[w.kind]!) else {
+                broken["\(w.kind.rawValue)/\(floor.label)"] = "no answer from hearth to copy the size of"
+                continue
+            }
+            do {
+                try FloorServer.writeAnswer(w.kind, size: answer.count, htdocs: htdocs)
+            } catch {
+                broken["\(w.kind.rawValue)/\(floor.label)"] = "cannot write its answer: \(error)"
+                continue
+            }
+            let got = ResponseCheck.answer(w, on: floor, bodyFile: bodyFiles[w.kind]!)
+            if got?.count == answer.count {
+                progress("floor \(w.kind.rawValue): ok (\(answer.count) bytes, the size of hearth's answer)")
+            } else {
+                broken["\(w.kind.rawValue)/\(floor.label)"] = "answered \(got.map { "\($0.count) bytes" } ?? "nothing"), not \(answer.count)"
+                progress("floor \(w.kind.rawValue): FAILED — \(broken["\(w.kind.rawValue)/\(floor.label)"]!)")
+            }
+        }
+        return broken
     }
 
     /// Each workload's request body in a file, for h2load.
@@ -266,10 +330,11 @@ enum ServerBenchmark {
                             continue
                         }
                         results["\(w.kind.rawValue)/\(shape.connections)x\(shape.streams)/\(server.label)", default: []].append(r)
-                        progress(String(format: "[%d/%d] %@ %dx%d %@ round %d: %.0f req/s, p50 %.2f ms, p99 %.2f ms%@%@",
+                        progress(String(format: "[%d/%d] %@ %dx%d %@ round %d: %.0f req/s, p50 %.2f ms, p99 %.2f ms%@%@%@",
                                         done, total, w.kind.rawValue, shape.connections, shape.streams, server.label, round,
                                         r.requestsPerSecond, r.p50, r.p99,
-                                        r.cpuMicroseconds.map { String(format: ", CPU %.0f µs/req", $0) } ?? "",
+                                        r.cpuMicroseconds.map { String(format: ", CPU %.1f µs/req", $0) } ?? "",
+                                        r.allocations.map { String(format: ", %.1f allocations/req", $0) } ?? "",
                                         r.failed > 0 ? ", \(r.failed) FAILED" : ""))
                     }
                 }
@@ -285,9 +350,10 @@ enum ServerBenchmark {
         var errors: [String: String] = [:]
         guard options.listenStreams > 0 else { return (fanouts, errors) }
         for server in servers {
-            progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenCommits) commits")
+            progress("Listen fan-out on \(server.label): \(options.listenStreams) streams, \(options.listenWebChannel) WebChannel sessions, \(options.listenCommits) commits")
             do {
-                let r = try ListenFanout.run(on: server, streams: options.listenStreams, commits: options.listenCommits, progress: progress)
+                let r = try ListenFanout.run(on: server, streams: options.listenStreams, webChannel: options.listenWebChannel,
+                                             commits: options.listenCommits, progress: progress)
                 fanouts[server.label] = r
                 progress(String(format: "  p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d missing, CPU %@ a commit", r.p50, r.p99, r.max, r.missing,
                                 Self.milliseconds(r.cpuPerCommit) as NSString))
@@ -328,50 +394,75 @@ enum ServerBenchmark {
                                    load: (before: String, after: String)) {
         print("")
         print("hearth-bench --server: \(options.documents) documents, h2load \(Int(options.seconds)) s runs, \(options.rounds) rounds\(servers.count > 1 ? " interleaved" : ""); medians over rounds")
+        // Columns: each server's figures; then Hearth against the server compared (req/s and
+        // p99) and against the floor (CPU and allocations per request).
+        let compared = servers.dropFirst().first { !$0.isFloor }
+        let floor = servers.first { $0.isFloor }
         var header = "workload            shape"
-        for s in servers { header += " | " + s.label.padding(toLength: 11, withPad: " ", startingAt: 0) + "req/s  p50 ms  p99 ms  CPU µs/req" }
-        if servers.count > 1 { header += " | req/s ratio  p99 ratio" }
+        for s in servers { header += " | " + s.label.padding(toLength: 11, withPad: " ", startingAt: 0) + "req/s  p50 ms  p99 ms  CPU µs/req  allocs/req" }
+        if compared != nil { header += " | req/s ratio  p99 ratio" }
+        if floor != nil { header += " | CPU ÷ floor  allocs ÷ floor" }
         print(header)
         print(String(repeating: "-", count: header.count))
         for w in workloads {
             for shape in options.shapes {
                 let shapeName = "\(shape.connections)x\(shape.streams)"
                 var line = w.kind.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0) + shapeName.padding(toLength: 5, withPad: " ", startingAt: 0)
-                var rps: [Double] = [], p99s: [Double] = []
+                var figures: [String: (rps: Double, p99: Double, cpu: Double, allocations: Double)] = [:]
                 for s in servers {
                     if let why = broken["\(w.kind.rawValue)/\(s.label)"] {
-                        line += " | " + ("check failed: " + why).padding(toLength: 44, withPad: " ", startingAt: 0)
-                        rps.append(.nan); p99s.append(.nan)
+                        line += " | " + ("check failed: " + why).padding(toLength: 56, withPad: " ", startingAt: 0)
                         continue
                     }
                     let runs = results["\(w.kind.rawValue)/\(shapeName)/\(s.label)"] ?? []
                     let r = median(runs.map(\.requestsPerSecond)), p50 = median(runs.map(\.p50)), p99 = median(runs.map(\.p99))
-                    let cpu = median(runs.compactMap(\.cpuMicroseconds))
+                    let cpu = median(runs.compactMap(\.cpuMicroseconds)), allocations = median(runs.compactMap(\.allocations))
                     let failed = runs.reduce(0) { $0 + $1.failed }
-                    let cpuText = cpu.isNaN ? "?" : String(format: "%.0f", cpu)
+                    let cpuText = cpu.isNaN ? "?" : String(format: "%.1f", cpu)
+                    let allocationsText = allocations.isNaN ? "-" : String(format: "%.1f", allocations)
                     line += " | " + String(format: "%16.0f %7.2f %7.2f", r, p50, p99)
                         + String(repeating: " ", count: max(1, 12 - cpuText.count)) + cpuText
+                        + String(repeating: " ", count: max(1, 12 - allocationsText.count)) + allocationsText
                     if failed > 0 { line += " (\(failed) failed)" }
-                    rps.append(r); p99s.append(p99)
+                    figures[s.label] = (r, p99, cpu, allocations)
                 }
-                if servers.count > 1 {
-                    line += String(format: " | %10.2fx %9.2fx", rps[0] / rps[1], p99s[1] / p99s[0])
+                let hearth = figures[servers[0].label]
+                if let compared {
+                    let other = figures[compared.label]
+                    line += String(format: " | %10.2fx %9.2fx", (hearth?.rps ?? .nan) / (other?.rps ?? .nan), (other?.p99 ?? .nan) / (hearth?.p99 ?? .nan))
+                }
+                if let floor {
+                    let bare = figures[floor.label]
+                    line += String(format: " | %10.2fx %14.2fx", (hearth?.cpu ?? .nan) / (bare?.cpu ?? .nan),
+                                   (hearth?.allocations ?? .nan) / (bare?.allocations ?? .nan))
                 }
                 print(line)
             }
         }
         for s in servers { if let run = broken["died/\(s.label)"] { print("\(s.label) stopped answering during \(run); later rows have no figures for it") } }
-        if servers.count > 1 {
-            print("req/s ratio: \(servers[0].label) ÷ \(servers[1].label) (above 1: \(servers[0].label) is faster); p99 ratio: \(servers[1].label) ÷ \(servers[0].label) (above 1: \(servers[0].label)'s p99 is lower)")
+        if let compared {
+            print("req/s ratio: \(servers[0].label) ÷ \(compared.label) (above 1: \(servers[0].label) is faster); p99 ratio: \(compared.label) ÷ \(servers[0].label) (above 1: \(servers[0].label)'s p99 is lower)")
+        }
+        if floor != nil {
+            print("CPU ÷ floor, allocs ÷ floor: \(servers[0].label)'s per request ÷ the floor's (nghttpd --no-tls answering a fixed file of the size of \(servers[0].label)'s answer; REST get over HTTP/2 there)")
+        }
+        if servers.contains(where: { $0.allocationsFile == nil && !$0.isFloor && $0.label != servers[0].label }) {
+            print("allocs/req: malloc-family calls counted by a preloaded library, in \(servers[0].label) and the floor only ('-': not counted; a JVM's objects are not malloc'd)")
         }
         if options.listenStreams > 0 {
             print("")
-            print("Listen fan-out: \(options.listenStreams) open Listen streams on one document, \(options.listenCommits) commits; time from sending a commit to each stream's DocumentChange")
+            print("Listen fan-out: \(options.listenStreams) open Listen streams" + (options.listenWebChannel > 0 ? " and \(options.listenWebChannel) WebChannel sessions" : "")
+                  + " on one document, \(options.listenCommits) commits; time from sending a commit to each stream's DocumentChange")
             for s in servers {
                 if let r = fanouts[s.label] {
                     print(String(format: "  %-8@ p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms  %d of %d deliveries missing; server CPU %@ a commit",
-                                 s.label as NSString, r.p50, r.p99, r.max, r.missing, r.streams * r.commits,
+                                 s.label as NSString, r.p50, r.p99, r.max, r.missing, (r.streams + r.webChannelSessions) * r.commits,
                                  Self.milliseconds(r.cpuPerCommit) as NSString))
+                    var memory: [String] = []
+                    if let b = r.bytesPerStream { memory.append(String(format: "%.1f KiB per gRPC stream", b / 1024)) }
+                    if let b = r.bytesPerSession { memory.append(String(format: "%.1f KiB per WebChannel session", b / 1024)) }
+                    if let idle = r.idleCPU { memory.append(String(format: "idle CPU over 10 s %.2f%% of a core", idle * 100)) }
+                    if !memory.isEmpty { print("           server: " + memory.joined(separator: ", ")) }
                 } else {
                     print("  \(s.label.padding(toLength: 8, withPad: " ", startingAt: 0)) failed: \(fanoutErrors[s.label] ?? "?")")
                 }

@@ -2,7 +2,7 @@
 // in its own process group, stopped with it), or one already running at HOST:PORT. Its CPU
 // time and memory come from /proc for the process listening on its port.
 import Foundation
-import Synchronization
+import HearthLock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,19 +14,37 @@ final class ServerUnderTest: Sendable {
     /// The process answering on the port (the JVM, not `gcloud`), when it is on this machine.
     let pid: pid_t?
     /// The process group started for it (nil: not ours to stop, or stopped).
-    private let group: Mutex<pid_t?>
+    private let group: HearthMutex<pid_t?>
     private let log: String?
+    /// Where `MallocCount` keeps the process's allocation count (nil: not counted).
+    let allocationsFile: String?
+    /// The floor (FloorServer): each workload has its own path, REST get is HTTP/2.
+    let isFloor: Bool
 
     var address: String { "\(host):\(port)" }
 
-    private init(label: String, host: String, port: Int, group: pid_t?, log: String?) {
+    private init(label: String, host: String, port: Int, group: pid_t?, log: String?,
+                 allocationsFile: String? = nil, isFloor: Bool = false) {
         self.label = label
         self.host = host
         self.port = port
-        self.group = Mutex(group)
+        self.group = HearthMutex(group)
         self.log = log
+        self.allocationsFile = allocationsFile
+        self.isFloor = isFloor
         pid = ListeningProcess.pid(port: port)
     }
+
+    /// A server this benchmark started on 127.0.0.1:`port` in process group `group`.
+    static func started(label: String, port: Int, group: pid_t, log: String, allocations: String?, isFloor: Bool) -> ServerUnderTest {
+        ServerUnderTest(label: label, host: "127.0.0.1", port: port, group: group, log: log, allocationsFile: allocations, isFloor: isFloor)
+    }
+
+    /// Where a workload's requests go on this server.
+    func path(_ workload: ServerWorkload) -> String { isFloor ? FloorServer.path(workload.kind) : workload.path }
+
+    /// The allocations counted in the process so far (nil: not counted).
+    func allocations() -> UInt64? { allocationsFile.flatMap(MallocCount.read) }
 
     /// An already running server (not stopped by the benchmark).
     static func external(_ address: String) throws -> ServerUnderTest {
@@ -39,7 +57,7 @@ final class ServerUnderTest: Sendable {
     }
 
     /// `hearth serve` from the same build folder as this benchmark, on a free port.
-    static func hearth(extraArguments: [String]) throws -> ServerUnderTest {
+    static func hearth(port: Int, extraArguments: [String], malloc: MallocCount?) throws -> ServerUnderTest {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hearth").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw BenchError("no hearth binary beside hearth-bench (\(binary)): swift build -c release")
@@ -52,18 +70,25 @@ final class ServerUnderTest: Sendable {
         try? FileManager.default.removeItem(atPath: ready)
         let log = dir.appendingPathComponent("hearth.log").path
         // An empty seed file: no documented apps loaded, the benchmark seeds its own data.
-        let group = try ChildProcess.spawn([binary, "serve", "--port", "0", "--ready-file", ready, "--seed", seed,
-                                            "--project", BenchDatabase.project] + extraArguments, log: log)
+        let group = try ChildProcess.spawn([binary, "serve", "--port", String(port), "--ready-file", ready, "--seed", seed,
+                                            "--project", BenchDatabase.project] + extraArguments, log: log,
+                                           environment: malloc?.environment(for: "hearth") ?? [:])
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: ready, encoding: .utf8),
                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? "") {
-                return ServerUnderTest(label: "hearth", host: "127.0.0.1", port: port, group: group, log: log)
+                return ServerUnderTest(label: "hearth", host: "127.0.0.1", port: port, group: group, log: log,
+                                       allocationsFile: malloc?.counterFile(for: "hearth"))
             }
             usleep(20_000)
         }
         ChildProcess.stop(group: group)
         throw BenchError("hearth serve did not start within 30 s (log: \(log))")
+    }
+
+    /// A `hearth serve` the caller started (in process group `group`) and saw ready on `port`.
+    static func started(label: String, port: Int, group: pid_t, log: String) -> ServerUnderTest {
+        ServerUnderTest(label: label, host: "127.0.0.1", port: port, group: group, log: log)
     }
 
     /// The official emulator (`gcloud emulators firestore start`) on `port`.
@@ -83,7 +108,13 @@ final class ServerUnderTest: Sendable {
     }
 
     /// Whether the server still answers `GET /` (a crash or a hang shows here).
-    var isAnswering: Bool { HTTPProbe.ok(host: host, port: port) }
+    /// The floor speaks HTTP/2 only: for it, a connection accepted is the sign of life.
+    var isAnswering: Bool {
+        guard isFloor else { return HTTPProbe.ok(host: host, port: port) }
+        guard let fd = try? connectTCP(host: host, port: port) else { return false }
+        close(fd)
+        return true
+    }
 
     /// The end of the server's log (where a crash report is), when the benchmark started it.
     func logTail(lines: Int = 40) -> String? {
@@ -113,6 +144,13 @@ final class ServerUnderTest: Sendable {
         return nil
     }
 
+    /// The server's peak resident memory so far (VmHWM), in bytes.
+    func peakResidentBytes() -> Int? {
+        guard let pid else { return nil }
+        let peak = ProcessMemory.of(pid).peak
+        return peak > 0 ? peak : nil
+    }
+
     /// Stops the server if the benchmark started it.
     func stop() {
         if let group = group.withLock({ g in defer { g = nil }; return g }) { ChildProcess.stop(group: group) }
@@ -129,7 +167,8 @@ struct BenchError: Error, CustomStringConvertible {
 /// Child processes in their own process group, so stopping one stops what it started too
 /// (`gcloud` runs the emulator's JVM as its child).
 enum ChildProcess {
-    static func spawn(_ argv: [String], log: String) throws -> pid_t {
+    /// `environment` is added to this process's own.
+    static func spawn(_ argv: [String], log: String, environment: [String: String] = [:]) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -144,7 +183,11 @@ enum ChildProcess {
         var pid: pid_t = 0
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, environ)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { _, new in new }
+        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in cEnv { free(p) } }
+        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
         guard rc == 0 else { throw BenchError("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
         return pid
     }
@@ -224,7 +267,7 @@ enum HTTPProbe {
 
     /// One request on a fresh connection (`Connection: close`): status and body.
     static func request(host: String, port: Int, method: String, path: String, body: String? = nil,
-                        timeout: Int = 30) throws -> (status: Int, body: [UInt8]) {
+                        contentType: String = "application/json", timeout: Int = 30) throws -> (status: Int, body: [UInt8]) {
         let fd = try connectTCP(host: host, port: port)
         defer { close(fd) }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
@@ -232,7 +275,7 @@ enum HTTPProbe {
         let payload = Array((body ?? "").utf8)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         head += "Authorization: Bearer owner\r\n"
-        if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n" }
+        if body != nil { head += "Content-Type: \(contentType)\r\nContent-Length: \(payload.count)\r\n" }
         let request = Array((head + "\r\n").utf8) + payload
         var sent = 0
         while sent < request.count {

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import HearthLock
 @testable import HearthCore
 
 // Helpers for the listener tests: a target's snapshots, collected as the sink receives them
 // (under the commit lock, so they are all there once a commit call returns).
 
 final class ListenRecorder: Sendable {
-    private let received = Mutex<[ViewSnapshot]>([])
+    private let received = HearthMutex<[ViewSnapshot]>([])
 
     var sink: @Sendable (ViewSnapshot) -> Void { { snapshot in self.received.withLock { $0.append(snapshot) } } }
 

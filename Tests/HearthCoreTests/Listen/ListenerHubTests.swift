@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthCore
 
@@ -22,7 +22,7 @@ struct ListenerHubTests {
     @Test("a commit counts as published once every sink has its snapshot, not before")
     func publishedThrough() throws {
         let db = try makeQueryDatabase([])
-        let seen = Mutex<[Bool]>([])
+        let seen = HearthMutex<[Bool]>([])
         // Each sink asks, while the commit is being handed over, whether it has been.
         for _ in 0..<3 {
             _ = try db.listen(.documents([testPath("c/a")])) { snapshot in

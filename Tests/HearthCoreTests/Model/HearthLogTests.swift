@@ -1,11 +1,11 @@
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthCore
 
 @Suite("HearthLog: the engine's warnings reach the handler an embedder sets", .serialized)
 struct HearthLogTests {
     final class Collector: Sendable {
-        let lines = Mutex<[(HearthLog.Level, String)]>([])
+        let lines = HearthMutex<[(HearthLog.Level, String)]>([])
     }
 
     @Test("a query production would reject, in warn mode, is logged once through the handler")

@@ -195,6 +195,31 @@ import Testing
         #expect(try Self.eval(Self.f("string_index_of", Self.s("héllo"), Self.s("l"))) == .integer(2))
     }
 
+    /// Reproduced through the `rest` fuzz target (Fuzz/regressions/rest/string-repeat-*): a count near
+    /// Int64.max overflowed the size check (a trap: the server died on one request), and an
+    /// empty value with a huge count looped that many times (a worker held for ever).
+    @Test func stringRepeatBoundsHugeCounts() throws {
+        #expect(try Self.eval(Self.f("string_repeat", Self.s("ab"), Self.i(3))) == .string("ababab"))
+        #expect(throws: FirestoreError.self) { try Self.eval(Self.f("string_repeat", Self.s("ab"), Self.i(.max))) }
+        #expect(throws: FirestoreError.self) { try Self.eval(Self.f("string_repeat", Self.c(.bytes(Data([1, 2]))), Self.i(.max / 2 + 1))) }
+        #expect(try Self.eval(Self.f("string_repeat", Self.s(""), Self.i(.max))) == .string(""))
+        #expect(try Self.eval(Self.f("string_repeat", Self.c(.bytes(Data())), Self.i(.max))) == .bytes(Data()))
+        #expect(try Self.eval(Self.f("string_repeat", Self.c(.bytes(Data([7]))), Self.i(2))) == .bytes(Data([7, 7])))
+    }
+
+    /// The pipeline's regular-expression functions stop a search past the time limit
+    /// (`(a+)+b` backtracks exponentially in ICU; reproduced through the `rules-eval` fuzz
+    /// target, which shares the engine): an evaluation error within about the limit, not hours.
+    @Test func regexSearchesStopAtTheTimeLimit() throws {
+        let subject = Self.s(String(repeating: "a", count: 30) + "!")
+        let started = ContinuousClock.now
+        for function in ["regex_contains", "regex_match", "regex_find", "regex_find_all"] {
+            #expect(throws: FirestoreError.self) { try Self.eval(Self.f(function, subject, Self.s("(a+)+b"))) }
+        }
+        #expect(ContinuousClock.now - started < .seconds(40))
+        #expect(try Self.eval(Self.f("regex_match", Self.s("aaab"), Self.s("(a+)+b"))) == .boolean(true))
+    }
+
     @Test func arraysAndMaps() throws {
         let a = Self.c(.array([.integer(3), .integer(1), .integer(2)]))
         #expect(try Self.eval(Self.f("array_get", a, Self.i(-1))) == .integer(2))

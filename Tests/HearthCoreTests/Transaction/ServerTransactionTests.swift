@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthCore
 
@@ -321,6 +321,6 @@ struct ServerTransactionTests {
 
 /// Errors collected from worker threads.
 private final class FailureLog: Sendable {
-    let entries = Mutex<[String]>([])
+    let entries = HearthMutex<[String]>([])
 
 }

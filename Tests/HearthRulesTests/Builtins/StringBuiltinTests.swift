@@ -28,6 +28,20 @@ import Testing
         #expect(errors("'abc'.matches(1)"))
     }
 
+    /// Reproduced through the `rules-eval` fuzz target (Fuzz/regressions/rules-eval/): ICU backtracks
+    /// exponentially on `(a+)+b` against a run of `a`s (production's RE2 is linear). A search
+    /// past the time limit is an evaluation error, so the condition is false — within about
+    /// the limit (1 s per search), not the hours the search would take (30 `a`s).
+    @Test func catastrophicBacktrackingStopsAtTheTimeLimit() {
+        let subject = "'" + String(repeating: "a", count: 30) + "!'"
+        let started = ContinuousClock.now
+        #expect(errors("\(subject).matches('(a+)+b')"))
+        #expect(errors("\(subject).split('(a+)+b').size() == 1"))
+        #expect(errors("\(subject).replace('(a+)+b', 'x') == ''"))
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(holds("'aaab'.matches('(a+)+b')"))
+    }
+
     @Test func replaceUsesDollarGroupsAndBackslashEscapes() {
         #expect(holds("'a1b2'.replace('[0-9]', '#') == 'a#b#'"))
         #expect(holds("'foo@test.com'.replace('.', '-') == '------------'"))  // every character matches '.'

@@ -70,7 +70,9 @@ import Testing
             #expect(dbs["projects"]?.arrayValue?.first?["databases"]?.arrayValue?.first?["documents"] == .int(122))
             #expect(c.request("GET", "/api/collections?database=\(Self.dbParam)")?.json?["collections"] == .array([.string("items"), .string("zoo")]))
             #expect(c.request("GET", "/api/collections?database=\(Self.dbParam)&parent=items/i001")?.json?["collections"] == .array([.string("notes")]))
-            #expect(c.request("GET", "/api/info")?.json?["emulator"] == .string(emulator.address))
+            let info = try #require(c.request("GET", "/api/info")?.json)
+            #expect(info["emulator"] == .string(emulator.address))
+            #expect(info["history"]?["limitBytes"] == .int(VersionHistoryBudget.defaultLimit) && info["openStreams"] == .int(0))
 
             let first = try #require(c.request("GET", "/api/documents?database=\(Self.dbParam)&collection=items&pageSize=50&count=true")?.json)
             #expect(Self.ids(first) == (0..<50).map { String(format: "i%03d", $0) })
@@ -203,6 +205,24 @@ import Testing
             #expect(entry["status"] == .string("OK") && entry["httpStatus"] == .int(200) && entry["verdict"] == nil)
             #expect(c.request("GET", "/api/requests?after=\(entry["id"]!.stringValue ?? "1")")?.json?["requests"]?.arrayValue?.isEmpty == true)
             #expect(c.request("GET", "/api/streams")?.json?["streams"] == .array([]))
+        }
+    }
+
+    /// The Faults panel's calls: every active fault with its counts, and clear-all; the
+    /// console's own reads and writes are never faulted, so it works while faults are set.
+    @Test func faultsAreListedAndClearedAndNeverHitTheConsole() throws {
+        try withConsole { c, emulator, state in
+            try state.faults.add(try FaultRule.parse(spec: "error=UNAVAILABLE,always"))
+            try state.faults.add(try FaultRule.parse(spec: "project=p,method=Listen,dropAfter=2,times=3"))
+            let listed = try #require(c.request("GET", "/api/faults")?.json?["faults"]?.arrayValue)
+            #expect(listed.count == 2)
+            #expect(listed[1]["method"] == .string("Listen") && listed[1]["remaining"] == .int(3) && listed[1]["fired"] == .int(0))
+            #expect(c.request("PUT", "/api/document?database=\(Self.dbParam)&path=f/1", body: #"{"fields":{}}"#, headers: Self.write)?.status == 200)
+            #expect(c.request("GET", "/api/document?database=\(Self.dbParam)&path=f/1")?.status == 200)
+            #expect(try RawHTTPClient(port: emulator.port).request("GET", "\(docs)/f/1")?.status == 503)
+            #expect(c.request("DELETE", "/api/faults")?.status != 200)  // changes need the console's header
+            #expect(c.request("DELETE", "/api/faults", headers: Self.write)?.json?["faults"] == .array([]))
+            #expect(!state.faults.isArmed)
         }
     }
 

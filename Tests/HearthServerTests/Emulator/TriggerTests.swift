@@ -1,6 +1,7 @@
 import Foundation
 import HearthTestSupport
 import HearthCore
+import HearthLock
 import Synchronization
 import Testing
 @testable import HearthGRPC
@@ -19,7 +20,7 @@ private final class Receiver: Sendable {
     }
 
     final class State: Sendable {
-        let received = Mutex<[Received]>([])
+        let received = HearthMutex<[Received]>([])
         let status: Atomic<Int>
         let delayMilliseconds = Atomic<Int>(0)
         init(status: Int) { self.status = Atomic(status) }
@@ -348,7 +349,7 @@ private func v2Registration(_ type: String, _ document: String, match: String = 
 }
 
 private final class Collected: Sendable {
-    let entries = Mutex<[RequestLogEntry]>([])
+    let entries = HearthMutex<[RequestLogEntry]>([])
 }
 
 private extension Array where Element == String? {

@@ -340,4 +340,46 @@ import Testing
             #expect(answer.headers.contains(HTTP2Header(":status", "415")))
         }
     }
+    /// Production's limits over gRPC (docs/fidelity.md#limits): a field name or a nested
+    /// field's path over 1,500 bytes, a document name over 6 KiB and a request over 10 MiB
+    /// are INVALID_ARGUMENT; nothing is written.
+    @Test func productionsLimitsAreInvalidArgument() throws {
+        try withClient { client, state in
+            let longName = String(repeating: "f", count: 1501)
+            let nested = MapValue([("m", .map(MapValue([(String(repeating: "g", count: 1000), .map(MapValue([(String(repeating: "h", count: 500), .integer(1))])))])))])
+            let longPath = (0..<5).map { "c/" + String(repeating: "\($0)", count: 1400) }.joined(separator: "/")
+            for (write, text) in [
+                (Write.set(Self.path("c/a"), MapValue([(longName, .integer(1))])), "Field name is longer than 1500 bytes"),
+                (Write.set(Self.path("c/a"), nested), "Field path is longer than 1500 bytes"),
+                (Write.set(Self.path(longPath), MapValue()), "is longer than 6144 bytes"),
+            ] {
+                let r = try commit(client, [write])
+                #expect(r.status == 3 && r.message.contains(text), "\(r.message)")
+            }
+            let query = try client.call("RunQuery", TestProto.message { w in
+                w.writeString(1, Self.root)
+                w.writeMessage(2) { q in
+                    q.writeMessage(2) { $0.writeString(2, "c") }
+                    q.writeMessage(4) { $0.writeMessage(1) { $0.writeString(2, longName) } }
+                }
+            })
+            #expect(query.status == 3 && query.message == "property path is longer than 1500 bytes.")
+            // 11 documents just under 1 MiB each: every one within its own limit, the request over 10 MiB.
+            let big = (0..<11).map { Write.set(Self.path("c/\($0)"), MapValue([("s", .string(String(repeating: "x", count: (1 << 20) - 200)))])) }
+            // Sent as its flow-control window allows, as a real client does.
+            func commitLarge(_ writes: [Write]) throws -> GRPCTestClient.Response {
+                let body = GRPCMessageWriter.frame(TestProto.message { w in
+                    w.writeString(1, Self.db.name)
+                    for write in writes { w.writeMessage(2, TestProto.write(write, Self.db)) }
+                })
+                let id = client.open(client.requestHeaders("Commit"))
+                try #require(try client.sendHonouringWindow(id, body, endStream: true), "the server gave no window for the rest of the message")
+                return try client.response(id)
+            }
+            let tooLarge = try commitLarge(big)
+            #expect(tooLarge.status == 3 && tooLarge.message == "Request payload size exceeds the limit: 10485760 bytes.")
+            #expect(state.database(Self.db).state().document(Self.path("c/0")) == nil)
+            #expect(try commitLarge(Array(big.prefix(5))).status == 0)
+        }
+    }
 }

@@ -129,6 +129,25 @@ import Testing
         }
     }
 
+    /// A batchGet in a read-only transaction begun at a read time reads, and reports, that
+    /// time (it reported the present), as the official emulator does
+    /// (Tests/Differential/cases/transaction_read_times.py).
+    @Test func aReadOnlyTransactionAtAReadTimeReportsThatTime() throws {
+        try withServer { server in
+            let c = try RawHTTPClient(port: server.port)
+            let name = "projects/p/databases/(default)/documents/k/v"
+            let first = c.request("POST", "\(docs):commit", body: #"{"writes": [{"update": {"name": "\#(name)", "fields": {"n": {"integerValue": "1"}}}}]}"#)
+            let t = try #require(first?.json?["commitTime"]?.stringValue)
+            _ = c.request("POST", "\(docs):commit", body: #"{"writes": [{"update": {"name": "\#(name)", "fields": {"n": {"integerValue": "2"}}}}]}"#)
+            let begin = c.request("POST", "\(docs):beginTransaction", body: #"{"options": {"readOnly": {"readTime": "\#(t)"}}}"#)
+            let txn = try #require(begin?.json?["transaction"]?.stringValue)
+            let read = c.request("POST", "\(docs):batchGet", body: #"{"documents": ["\#(name)"], "transaction": "\#(txn)"}"#)
+            let answer = try #require(read?.json?.arrayValue?.first)
+            #expect(answer["found"]?["fields"]?["n"] == .object([("integerValue", .string("1"))]))
+            #expect(answer["readTime"]?.stringValue == t)
+        }
+    }
+
     @Test func queriesAndAggregations() throws {
         try withServer { server in
             let c = try RawHTTPClient(port: server.port)

@@ -1,7 +1,7 @@
 import Foundation
 import HearthTestSupport
 import HearthCore
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthServer
 
@@ -23,7 +23,7 @@ import Testing
 
     /// Output collected instead of printed.
     private final class Lines: Sendable {
-        let all = Mutex<[String]>([])
+        let all = HearthMutex<[String]>([])
         var output: EmulatorConfiguration.Output {
             EmulatorConfiguration.Output(line: { l in self.all.withLock { $0.append(l) } },
                                          warning: { l in self.all.withLock { $0.append("warning: " + l) } },
@@ -60,7 +60,7 @@ import Testing
 
     @Test("--single_project_mode warns once per other project, with the JAR's words")
     func singleProjectMode() throws {
-        let warnings = Mutex<[String]>([])
+        let warnings = HearthMutex<[String]>([])
         HearthLog.setHandler { _, m in warnings.withLock { $0.append(m) } }
         defer { HearthLog.setHandler(HearthLog.standardStreams) }
         var c = EmulatorConfiguration()

@@ -255,6 +255,31 @@ import Testing
         }
     }
 
+    /// Production's limits on the Write stream over the WebChannel (docs/fidelity.md#limits):
+    /// a field name over 1,500 bytes, a document name over 6 KiB and a message over 10 MiB
+    /// end the stream with INVALID_ARGUMENT, as over gRPC.
+    @Test func theWriteStreamRefusesWhatProductionsLimitsRefuse() throws {
+        try withServer { server in
+            let longPath = (0..<5).map { "c/" + String(repeating: "\($0)", count: 1400) }.joined(separator: "/")
+            let huge = String(repeating: "x", count: 10 << 20)
+            for (write, text) in [
+                (Self.write("w/a", #"{"\#(String(repeating: "f", count: 1501))":{"integerValue":"1"}}"#, token: "TOKEN"), "Field name is longer than 1500 bytes"),
+                (Self.write(longPath, "{}", token: "TOKEN"), "is longer than 6144 bytes"),
+                (Self.write("w/a", #"{"s":{"stringValue":"\#(huge)"}}"#, token: "TOKEN"), "Request payload size exceeds the limit: 10485760 bytes."),
+            ] {
+                let c = WebChannelTestClient(port: server.port, stream: "Write")
+                try c.open(Self.json(#"{"database":"\#(Self.database)"}"#))
+                try c.openBackChannel(longPoll: false)
+                let token = try #require(try c.receive(1)[0]["streamToken"]?.stringValue)
+                let message = try JSON.parse(Array(write.text.replacingOccurrences(of: "TOKEN", with: token).utf8))
+                try c.post([message])
+                let error = try c.receive(1)[0]
+                #expect(error["error"]?["status"] == .string("INVALID_ARGUMENT"))
+                #expect(error["error"]?["message"]?.stringValue?.contains(text) == true, "\(error.text.prefix(300))")
+            }
+        }
+    }
+
     @Test func authTokensInTheHeadersFieldReachTheRules() throws {
         try withServer { server in
             let admin = try RawHTTPClient(port: server.port)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 @testable import Hearth
 
@@ -150,7 +150,7 @@ struct ListenerTests {
         try await ref.setData(["n": 0])
         let got = Received<DocumentSnapshot>()
         let r = ref.addSnapshotListener(got.add)
-        let attempts = Mutex(0)
+        let attempts = HearthMutex(0)
         _ = try await db.runTransaction { txn, errorPointer in
             do {
                 let n = try txn.getDocument(ref).data()!["n"] as! Int

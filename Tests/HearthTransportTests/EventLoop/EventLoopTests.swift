@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthTransport
 
@@ -52,7 +52,7 @@ import Testing
         #expect(idle.wait(timeout: .now() + 10) == .success)
         usleep(20_000)  // back in its wait, with no timer: only a wake-up gets it out
         let before = loop.wakeUpCount
-        let ran = Mutex(0)
+        let ran = HearthMutex(0)
         EventLoop.deferringWakeUps {
             for _ in 0..<100 { loop.execute { ran.withLock { $0 += 1 } } }
             usleep(20_000)
@@ -66,8 +66,8 @@ import Testing
     @Test func tasksFromManyThreadsAllRunOnTheLoop() throws {
         let loop = try EventLoop(name: "test-loop")
         defer { loop.stop() }
-        let count = Mutex(0)
-        let onLoop = Mutex(true)
+        let count = HearthMutex(0)
+        let onLoop = HearthMutex(true)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<500 {
@@ -86,7 +86,7 @@ import Testing
         let loop = try EventLoop(name: "test-loop")
         defer { loop.stop() }
         let fired = DispatchSemaphore(value: 0)
-        let cancelledFired = Mutex(false)
+        let cancelledFired = HearthMutex(false)
         let cancelled = loop.scheduleFromAnyThread(after: 50_000_000) { cancelledFired.withLock { $0 = true } }
         loop.cancel(cancelled)
         _ = loop.scheduleFromAnyThread(after: 100_000_000) { fired.signal() }

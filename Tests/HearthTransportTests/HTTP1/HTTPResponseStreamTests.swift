@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthTransport
 import HearthTestSupport
@@ -49,7 +49,7 @@ import HearthTestSupport
     }
 
     @Test func theClientLeavingClosesTheStream() throws {
-        let closed = Mutex<HTTPResponseStream?>(nil)
+        let closed = HearthMutex<HTTPResponseStream?>(nil)
         let signal = DispatchSemaphore(value: 0)
         try withStreamServer(onStream: { stream in
             stream.onClose { closed.withLock { $0 = stream }; signal.signal() }
@@ -66,7 +66,7 @@ import HearthTestSupport
             #expect(stream.isClosed)
             #expect(!stream.write(Array("more".utf8)))
             // onClose registered after the end runs at once.
-            let late = Mutex(false)
+            let late = HearthMutex(false)
             stream.onClose { late.withLock { $0 = true } }
             #expect(late.withLock { $0 })
         }
@@ -75,7 +75,7 @@ import HearthTestSupport
     @Test func aClientThatDoesNotReadMeetsTheWriteBudget() throws {
         var limits = HTTPLimits()
         limits.streamWriteBudget = 256 * 1024
-        let refused = Mutex(false)
+        let refused = HearthMutex(false)
         let closedByBudget = DispatchSemaphore(value: 0)
         let writerDone = DispatchSemaphore(value: 0)
         try withStreamServer(limits: limits, onStream: { stream in

@@ -49,6 +49,56 @@ func headers(_ pairs: [(String, String)]) -> [HTTP2Header] { pairs.map { HTTP2He
         #expect(throws: HPACKError.invalidHuffman("EOS symbol inside a Huffman-coded string")) { try HPACKHuffman.decode([0xFF, 0xFF, 0xFF, 0xFF], maxLength: 10) }
     }
 
+    /// The table-driven decoder (four bits a step) answers as the tree walked a bit at a
+    /// time does — the same bytes, or the same error — for every short input and many
+    /// random ones, valid Huffman strings among them, with a tight length limit too.
+    @Test func huffmanNibbleDecoderMatchesTheBitwiseWalk() {
+        func bitwise(_ bytes: [UInt8], maxLength: Int) -> Result<[UInt8], HPACKError> {
+            let tree = HPACKHuffmanTable.tree
+            var out: [UInt8] = [], node = 0, bits = 0, ones = true
+            for byte in bytes {
+                for shift in stride(from: 7, through: 0, by: -1) {
+                    let bit = Int((byte >> UInt8(shift)) & 1)
+                    let next = tree[2 * node + bit]
+                    bits += 1
+                    if bit == 0 { ones = false }
+                    if next & 0x8000 != 0 {
+                        let symbol = Int(next & 0x7FFF)
+                        if symbol == HPACKHuffmanTable.eos { return .failure(.invalidHuffman("EOS symbol inside a Huffman-coded string")) }
+                        out.append(UInt8(symbol))
+                        if out.count > maxLength { return .failure(.stringTooLong(maxLength)) }
+                        node = 0; bits = 0; ones = true
+                    } else if next == 0 {
+                        return .failure(.invalidHuffman("invalid Huffman code"))
+                    } else {
+                        node = Int(next)
+                    }
+                }
+            }
+            if bits > 7 { return .failure(.invalidHuffman("Huffman padding longer than 7 bits")) }
+            if !ones { return .failure(.invalidHuffman("Huffman padding is not a prefix of EOS")) }
+            return .success(out)
+        }
+        func table(_ bytes: [UInt8], maxLength: Int) -> Result<[UInt8], HPACKError> {
+            Result { () throws(HPACKError) -> [UInt8] in try HPACKHuffman.decode(bytes, maxLength: maxLength) }
+        }
+        var inputs: [[UInt8]] = (0...255).map { [UInt8($0)] }
+        for a in stride(from: 0, through: 255, by: 3) { for b in stride(from: 0, through: 255, by: 5) { inputs.append([UInt8(a), UInt8(b)]) } }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let text = (0..<Int.random(in: 0...24, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            var coded: [UInt8] = []
+            HPACKHuffman.encode(text, into: &coded)
+            inputs.append(coded)
+            inputs.append((0..<Int.random(in: 1...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        }
+        for input in inputs {
+            for limit in [4, 1_000] {
+                #expect(table(input, maxLength: limit) == bitwise(input, maxLength: limit), "\(input) limit \(limit)")
+            }
+        }
+    }
+
     // MARK: C.1 integers
 
     @Test func integerExamplesC1() throws {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthTransport
 
@@ -8,8 +8,8 @@ import Testing
 @Suite struct WorkerPoolTests {
     @Test func concurrentJobsRunTogether() {
         let pool = WorkerPool(maxThreads: 8, stackSize: 256 << 10, idleTimeout: 1)
-        let started = Mutex(0)
-        let done = Mutex(0)
+        let started = HearthMutex(0)
+        let done = HearthMutex(0)
         let jobs = 6
         for _ in 0..<jobs {
             pool.submit {
@@ -27,9 +27,9 @@ import Testing
 
     @Test func finishedWorkersAreReused() {
         let pool = WorkerPool(maxThreads: 8, stackSize: 256 << 10, idleTimeout: 5)
-        let threads = Mutex<Set<UInt>>([])
+        let threads = HearthMutex<Set<UInt>>([])
         for _ in 0..<20 {
-            let finished = Mutex(false)
+            let finished = HearthMutex(false)
             pool.submit {
                 threads.withLock { _ = $0.insert(UInt(bitPattern: Thread.current.hashValue)) }
                 finished.withLock { $0 = true }
@@ -43,8 +43,8 @@ import Testing
     @Test func threadsAndQueueAreBounded() {
         let pool = WorkerPool(maxThreads: 2, maxQueued: 3, stackSize: 256 << 10, idleTimeout: 5)
         let gate = DispatchSemaphore(value: 0)
-        let running = Mutex(0)
-        let peak = Mutex(0)
+        let running = HearthMutex(0)
+        let peak = HearthMutex(0)
         // Two jobs block the two threads; three more wait; the sixth is refused.
         var accepted = 0
         for _ in 0..<6 {

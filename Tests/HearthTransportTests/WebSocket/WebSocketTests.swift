@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthTransport
 
@@ -264,7 +264,7 @@ import Testing
 
 /// The WebSockets a test server opened.
 final class Opened: Sendable {
-    let list = Mutex<[WebSocket]>([])
+    let list = HearthMutex<[WebSocket]>([])
 }
 
 /// A client frame: masked with a fixed key.

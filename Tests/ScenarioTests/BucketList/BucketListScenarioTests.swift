@@ -1,6 +1,6 @@
 import FirebaseFirestore
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 
 /// The bucket-list app on its seeds (Seeds/bucketlist), rules (Rules/bucketlist.rules) and
@@ -135,7 +135,7 @@ struct BucketListScenarioTests {
         let db = try open()
         let aliceDB = db.authenticated(uid: "alice")
         let alice = BucketListRepository(db: aliceDB)
-        let pages = Mutex<[[ProgressUpdate]]>([])
+        let pages = HearthMutex<[[ProgressUpdate]]>([])
         let registrations = alice.listenToFeed(following: ["bob", "carol", "dave"], limit: 10) { page in
             pages.withLock { $0.append(page) }
         }

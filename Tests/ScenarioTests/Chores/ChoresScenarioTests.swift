@@ -1,6 +1,6 @@
 import FirebaseFirestore
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 
 /// MyChores on Seeds/chores, Rules/chores.rules and its indexes, enforced. "Now" is
@@ -180,7 +180,7 @@ struct ChoresScenarioTests {
     func leaderboardListener() async throws {
         let db = try open()
         let cleoDB = db.authenticated(uid: "cleo")
-        let boards = Mutex<[[String]]>([])
+        let boards = HearthMutex<[[String]]>([])
         let registration = HouseholdService(db: cleoDB, uid: "cleo")
             .leaderboardQuery(householdId: "h-maple", period: .weekly)
             .addSnapshotListener { snapshot, error in

@@ -1,6 +1,6 @@
 import FirebaseFirestore
 import Foundation
-import Synchronization
+import HearthLock
 import Testing
 
 /// The private journal on Seeds/journal, Rules/journal.rules and its indexes, enforced.
@@ -118,7 +118,7 @@ struct JournalScenarioTests {
         let db = try open()
         let joDB = db.authenticated(uid: "jo")
         let journal = JournalRepository(db: joDB, uid: "jo")
-        let heads = Mutex<[String?]>([])
+        let heads = HearthMutex<[String?]>([])
         let registration = journal.timelineQuery(limit: 5).addSnapshotListener { snapshot, _ in
             heads.withLock { $0.append(snapshot?.documents.first?.documentID) }
         }

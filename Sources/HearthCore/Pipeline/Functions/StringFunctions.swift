@@ -91,13 +91,18 @@ extension PipelineFunctions {
             let n = try c.integer(args[1])
             guard n >= 0 else { throw c.typeError("expects a non-negative repetition count, but got \(n)") }
             switch args[0] {
+            // The size is checked without overflow (a count near Int64.max trapped), and an
+            // empty value repeated is empty whatever the count (repeating it looped `n` times:
+            // a request could hold a worker for ever). So the loop is bounded by the 1 MiB.
             case .string(let s):
-                guard Int64(s.utf8.count) * n <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
-                return .string(String(repeating: s, count: Int(n)))
+                let (size, overflow) = Int64(s.utf8.count).multipliedReportingOverflow(by: n)
+                guard !overflow, size <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
+                return .string(s.isEmpty ? "" : String(repeating: s, count: Int(n)))
             case .bytes(let d):
-                guard Int64(d.count) * n <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
+                let (size, overflow) = Int64(d.count).multipliedReportingOverflow(by: n)
+                guard !overflow, size <= 1_048_576 else { throw c.typeError("result would exceed 1 MiB") }
                 var out = Data()
-                for _ in 0..<n { out.append(d) }
+                if !d.isEmpty { for _ in 0..<n { out.append(d) } }
                 return .bytes(out)
             case let v: throw c.expect(v, "a string or bytes")
             }
@@ -167,8 +172,10 @@ extension PipelineFunctions {
                 let whole = NSRange(s.startIndex..., in: s)
                 guard let m = re.firstMatch(in: s, options: [.anchored], range: whole) else { return .boolean(false) }
                 if m.range == whole { return .boolean(true) }
-                // A shorter first alternative may have won: ask for a match of the whole.
+                // A shorter first alternative may have won: ask for a match of the whole (its
+                // own search is bounded too: `(?:(a+)+)\z` backtracks where `(a+)+` does not).
                 let anchored = try? NSRegularExpression(pattern: "(?:" + re.pattern + ")\\z", options: re.options)
+                guard anchored?.finishesWithinTimeLimit(in: s, options: [.anchored], range: whole) ?? true else { return nil }
                 return .boolean(anchored?.firstMatch(in: s, options: [.anchored], range: whole) != nil)
             }
         },
@@ -282,11 +289,21 @@ extension PipelineFunctions {
         return likeMatches(s.dropFirst(), p.dropFirst())
     }
 
-    private static func regex(_ c: PipelineCall, _ f: (NSRegularExpression, String) -> Value) throws(PipelineFailure) -> Value? {
+    /// `f` returns nil when a search of its own ran past the time limit.
+    private static func regex(_ c: PipelineCall, _ f: (NSRegularExpression, String) -> Value?) throws(PipelineFailure) -> Value? {
         try c.arity(2)
         guard let args = try c.presentArgs() else { return .null }
         let s = try c.string(args[0]), pattern = try c.string(args[1])
-        return f(try c.scope.run.regex(pattern, function: c.name), s)
+        let re = try c.scope.run.regex(pattern, function: c.name)
+        guard re.finishesWithinTimeLimit(in: s, range: NSRange(s.startIndex..., in: s)) else { throw regexTooSlow(c, pattern) }
+        guard let value = f(re, s) else { throw regexTooSlow(c, pattern) }
+        return value
+    }
+
+    /// A pattern whose search ran past `NSRegularExpression.matchTimeLimit` (catastrophic
+    /// backtracking: production's RE2 would answer; see RegexTimeLimit.swift).
+    static func regexTooSlow(_ c: PipelineCall, _ pattern: String) -> PipelineFailure {
+        .evaluation("\(c.name)(): the regular expression \"\(pattern.prefix(100))\" took too long to match (over \(NSRegularExpression.matchTimeLimit))")
     }
 
     /// The whole match, or its first capture group when the pattern has one (RE2's rule).

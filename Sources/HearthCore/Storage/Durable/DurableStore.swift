@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthLock
 
 /// A data directory: every database's documents survive the process. Commits are logged
 /// to `wal-N.log` segments and synced before they are acknowledged (group commit shares a
@@ -12,12 +12,12 @@ import Synchronization
 /// Damage anywhere else stops the open with the file, the offset and what to do — later
 /// data is never dropped silently. docs/storage.md describes the files.
 public final class DurableStore: @unchecked Sendable {
-    // @unchecked: mutable state is in `shared` (a Mutex); the rest is set once.
+    // @unchecked: mutable state is in `shared` (a HearthMutex); the rest is set once.
     public let directory: String
     let wal: WriteAheadLog
     private let lockFile: PosixFile
     private let options: Options
-    private let shared: Mutex<Shared>
+    private let shared: HearthMutex<Shared>
     private let compactionDone = NSCondition()
     /// What opening found: counts, time taken, and any torn tail dropped.
     public let recoveryReport: RecoveryReport
@@ -70,8 +70,10 @@ public final class DurableStore: @unchecked Sendable {
         self.wal = wal
         self.lockFile = lockFile
         self.options = options
-        shared = Mutex(Shared(recovered: recovered))
+        shared = HearthMutex(Shared(recovered: recovered))
         recoveryReport = report
+        let notice = options.notice
+        wal.onFailure = { notice($0) }
         wal.onWrite = { [weak self] size in
             guard let self, size > self.options.compactionThreshold else { return }
             self.compactInBackground()
@@ -83,21 +85,26 @@ public final class DurableStore: @unchecked Sendable {
     /// Opens (creating if needed) the data directory and recovers its databases.
     public static func open(directory: String, options: Options = Options()) throws(DurableStoreError) -> DurableStore {
         let started = Date()
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        if fm.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw DurableStoreError("\(directory) exists and is not a directory.") }
-        } else {
-            do { try fm.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw DurableStoreError("Cannot create the data directory \(directory): \(error.localizedDescription)")
+        do {
+            switch try PosixFile.kind(directory) {
+            case .directory: break
+            case .file: throw DurableStoreError("\(directory) exists and is not a directory.")
+            case .missing:
+                // Synced into its parent: otherwise a power loss soon after can drop the
+                // directory with every commit acknowledged in it.
+                try PosixFile.makeDirectory(directory, intermediate: true, syncingParents: true)
             }
+        } catch let error as DurableStoreError {
+            throw error
+        } catch {
+            throw DurableStoreError.io("Cannot create the data directory \(directory): \(error)")
         }
         let lockFile = try lock(directory)
         let opened = Result { () throws(DurableStoreError) -> DurableStore in
             let (recovered, lastSegment, report) = try recover(directory, options: options, started: started)
             let wal: WriteAheadLog
             do throws(FirestoreError) { wal = try WriteAheadLog(directory: directory, segment: lastSegment + 1) } catch {
-                throw DurableStoreError(error.message)
+                throw DurableStoreError.io(error.message)
             }
             for line in report.notices { options.notice(line) }
             return DurableStore(directory: directory, wal: wal, lockFile: lockFile, options: options, recovered: recovered, report: report)
@@ -111,7 +118,7 @@ public final class DurableStore: @unchecked Sendable {
         do {
             let file = try PosixFile.openForUpdate(path)
             guard try file.tryLock() else {
-                let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                let holder = ((try? PosixFile.contents(path)).map { String(decoding: $0, as: UTF8.self) } ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
                 file.close()
                 throw DurableStoreError("The data directory \(directory) is in use by another Hearth process\(holder.isEmpty ? "" : " (pid \(holder))"). Stop that process, or give this one another directory.")
             }
@@ -121,21 +128,20 @@ public final class DurableStore: @unchecked Sendable {
         } catch let error as DurableStoreError {
             throw error
         } catch {
-            throw DurableStoreError("Cannot lock the data directory: \(error)")
+            throw DurableStoreError.io("Cannot lock the data directory: \(error)")
         }
     }
 
     /// Replays the newest snapshot and the log segments after it; returns the databases, the
     /// last segment's number (0 if none) and the report.
     private static func recover(_ directory: String, options: Options, started: Date) throws(DurableStoreError) -> ([DatabaseID: RecoveredDatabase], Int, RecoveryReport) {
-        let fm = FileManager.default
         let names: [String]
-        do { names = try fm.contentsOfDirectory(atPath: directory) } catch {
-            throw DurableStoreError("Cannot list the data directory \(directory): \(error.localizedDescription)")
+        do { names = try PosixFile.list(directory) } catch {
+            throw DurableStoreError.io("Cannot list the data directory \(directory): \(error)")
         }
         func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
         // A compaction interrupted before its rename left a temporary file: never complete.
-        for name in names where name.hasSuffix(".hearth.tmp") { try? fm.removeItem(atPath: path(name)) }
+        for name in names where name.hasSuffix(".hearth.tmp") { try? PosixFile.remove(path(name)) }
         let snapshots = names.compactMap { DurableRecord.number(in: $0, prefix: "snapshot-", suffix: ".hearth") }.sorted()
         var segments = names.compactMap { DurableRecord.number(in: $0, prefix: "wal-", suffix: ".log") }.sorted()
 
@@ -149,9 +155,9 @@ public final class DurableStore: @unchecked Sendable {
             firstSegment = next
             // Older snapshots and the segments this one replaced: a compaction was
             // interrupted before deleting them.
-            for old in snapshots.dropLast() { try? fm.removeItem(atPath: path(DurableRecord.snapshotName(old))) }
+            for old in snapshots.dropLast() { try? PosixFile.remove(path(DurableRecord.snapshotName(old))) }
         }
-        for stale in segments where stale < firstSegment { try? fm.removeItem(atPath: path(DurableRecord.segmentName(stale))) }
+        for stale in segments where stale < firstSegment { try? PosixFile.remove(path(DurableRecord.segmentName(stale))) }
         segments = segments.filter { $0 >= firstSegment }
         for (i, n) in segments.enumerated() where n != firstSegment + i {
             let missing = DurableRecord.segmentName(firstSegment + i)
@@ -175,7 +181,7 @@ public final class DurableStore: @unchecked Sendable {
                 } else if options.truncateDamagedLog {
                     let later = segments[(index + 1)...].map { DurableRecord.segmentName($0) }
                     notices.append("--truncate-damaged-log: dropped \(dropped) bytes of \(file) from byte \(damage.intactLength) (\(damage.reason))" + (later.isEmpty ? "" : " and the later segments \(later.joined(separator: ", "))"))
-                    for name in later { try? fm.removeItem(atPath: path(name)) }
+                    for name in later { try? PosixFile.remove(path(name)) }
                     segments.removeSubrange((index + 1)...)
                 } else {
                     throw DurableStoreError.corrupt(file: file, offset: damage.offset, problem: damage.reason, advice: advice)
@@ -186,13 +192,13 @@ public final class DurableStore: @unchecked Sendable {
                     try f.sync()
                     f.close()
                 } catch {
-                    throw DurableStoreError("Cannot cut the damaged end off \(file): \(error)")
+                    throw DurableStoreError.io("Cannot cut the damaged end off \(file): \(error)")
                 }
             }
             // The previous run wrote nothing to its segment: the new run takes its number
             // (so restarts without commits do not pile up empty segments).
             if isLast, count == 0, found == nil {
-                try? fm.removeItem(atPath: file)
+                try? PosixFile.remove(file)
                 segments.removeLast()
             }
             index += 1
@@ -337,11 +343,10 @@ public final class DurableStore: @unchecked Sendable {
             }
         }
         _ = try SnapshotFile.write(states, number: next, directory: directory)
-        let fm = FileManager.default
-        for name in (try? fm.contentsOfDirectory(atPath: directory)) ?? [] {
+        for name in (try? PosixFile.list(directory)) ?? [] {
             let old = DurableRecord.number(in: name, prefix: "wal-", suffix: ".log").map { $0 < next }
                 ?? DurableRecord.number(in: name, prefix: "snapshot-", suffix: ".hearth").map { $0 < next } ?? false
-            if old { try? fm.removeItem(atPath: (directory as NSString).appendingPathComponent(name)) }
+            if old { try? PosixFile.remove((directory as NSString).appendingPathComponent(name)) }
         }
     }
 

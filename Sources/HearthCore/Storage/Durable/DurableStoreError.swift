@@ -10,8 +10,14 @@ public struct DurableStoreError: Error, CustomStringConvertible, Sendable {
         DurableStoreError("\(file) is damaged at byte \(offset): \(problem). \(advice)")
     }
 
+    /// The disk refused a call (no space, an I/O error): nothing is damaged, so the advice
+    /// is to fix the disk and start again.
+    static func io(_ message: String) -> DurableStoreError {
+        DurableStoreError("\(message.hasSuffix(".") ? String(message.dropLast()) : message). The disk refused the call; nothing acknowledged is lost: free space or fix the disk, then start Hearth again.")
+    }
+
     static func damaged(_ error: LogFormatError, advice: String) -> DurableStoreError {
-        if case .io(let message) = error.problem { return DurableStoreError(message) }
+        if case .io(let message) = error.problem { return io(message) }
         return corrupt(file: error.file, offset: error.offset, problem: error.reason, advice: advice)
     }
 }

@@ -79,13 +79,11 @@ enum SnapshotFile {
             total += out.count
             try file.sync()
             file.close()
-            guard rename(temporary, finalPath) == 0 else {
-                throw PosixFile.Failure(path: finalPath, operation: "rename \(temporary) to", code: errno)
-            }
+            try PosixFile.rename(temporary, to: finalPath)
             try PosixFile.syncDirectory(directory)
             return total
         } catch {
-            unlink(temporary)
+            try? PosixFile.remove(temporary)
             throw FirestoreError(.unavailable, "Compaction could not write a snapshot: \(error).")
         }
     }

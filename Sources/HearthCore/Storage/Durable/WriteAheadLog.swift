@@ -26,6 +26,9 @@ final class WriteAheadLog: @unchecked Sendable {
     private var segmentSize: Int
     /// Called (outside any lock) after a group is written, with the segment's size.
     var onWrite: (@Sendable (Int) -> Void)?
+    /// Called (outside any lock) once, when a write or sync fails and the log starts
+    /// refusing commits, with what failed: the server's log must say why commits fail.
+    var onFailure: (@Sendable (String) -> Void)?
 
     /// Starts segment `number` (a new, empty file).
     init(directory: String, segment number: Int) throws(FirestoreError) {
@@ -47,7 +50,7 @@ final class WriteAheadLog: @unchecked Sendable {
             return (f, framer, out.count)
         } catch {
             // A half-made segment would read as damage before the commits that follow.
-            unlink(path)
+            try? PosixFile.remove(path)
             throw FirestoreError(.unavailable, "The data directory cannot be written: \(error.description).")
         }
     }
@@ -101,6 +104,7 @@ final class WriteAheadLog: @unchecked Sendable {
         let last = appended
         condition.unlock()
         let result = Result { () throws(FirestoreError) in try writeGroup(batch) }
+        if case .failure(let error) = result { reportFailure(error) }
         condition.lock()
         writing = false
         switch result {
@@ -113,6 +117,10 @@ final class WriteAheadLog: @unchecked Sendable {
             onWrite(size)
             condition.lock()
         }
+    }
+
+    private func reportFailure(_ error: FirestoreError) {
+        onFailure?("the data directory \(directory) failed a write, so Hearth refuses commits until it is restarted (a restart recovers every acknowledged commit): \(error.message)")
     }
 
     /// Encodes, frames, writes and syncs one group; returns the segment's size after it.
@@ -145,6 +153,7 @@ final class WriteAheadLog: @unchecked Sendable {
         let last = appended
         condition.unlock()
         let written = Result { () throws(FirestoreError) in _ = try writeGroup(batch) }
+        if case .failure(let error) = written { reportFailure(error) }
         // A new segment that cannot be created is no reason to refuse commits: the current
         // one goes on (the compaction that asked fails and is retried later).
         let next = segmentNumber + 1

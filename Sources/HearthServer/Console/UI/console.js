@@ -8,8 +8,9 @@ import * as requests from "./requests.js";
 import * as rules from "./rules.js";
 import * as listeners from "./listeners.js";
 import * as database from "./database.js";
+import * as faults from "./faults.js";
 
-const panels = { data, query, requests, rules, listeners, database };
+const panels = { data, query, requests, rules, listeners, database, faults };
 
 /** What every panel shares. */
 export const shared = {

@@ -2,7 +2,7 @@ import Foundation
 import HearthCore
 import HearthRules
 import HearthTransport
-import Synchronization
+import HearthLock
 
 /// The Emulator UI's Requests feed: every security rules evaluation, as JSON, to every
 /// WebSocket client of `/requests` — first the evaluations kept so far (one JSON array),
@@ -19,7 +19,7 @@ public final class RequestFeed: Sendable {
     /// Evaluations kept for the array a new client gets first.
     public let capacity: Int
     let state: EmulatorState
-    private let core: Mutex<Core>
+    private let core: HearthMutex<Core>
 
     private struct Core {
         var clients: [Int: WebSocket] = [:]
@@ -36,7 +36,7 @@ public final class RequestFeed: Sendable {
     public init(state: EmulatorState, capacity: Int = 1_000) {
         self.state = state
         self.capacity = max(1, capacity)
-        core = Mutex(Core(kept: RecentItems(capacity: self.capacity)))
+        core = HearthMutex(Core(kept: RecentItems(capacity: self.capacity)))
     }
 
     /// Clients connected now.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLock
 import Synchronization
 
 /// The log of requests the front ends served (REST, gRPC, WebChannel), kept for the console.
@@ -15,7 +16,7 @@ public final class RequestLog: Sendable {
     /// How many recent entries are kept.
     public let capacity: Int
     private let observers = Atomic<Int>(0)
-    private let store: Mutex<Store>
+    private let store: HearthMutex<Store>
 
     private struct Store {
         var kept: RecentItems<RequestLogEntry>
@@ -26,7 +27,7 @@ public final class RequestLog: Sendable {
 
     public init(capacity: Int = 1_000) {
         self.capacity = max(1, capacity)
-        store = Mutex(Store(kept: RecentItems(capacity: self.capacity)))
+        store = HearthMutex(Store(kept: RecentItems(capacity: self.capacity)))
     }
 
     /// True while anyone subscribes: the front ends' only check when nobody does.

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 import HearthRules
-import Synchronization
+import HearthLock
 
 /// What one request did, collected while it is served and the request log is observed:
 /// the front end makes it (`RequestLog.begin`) and binds it as `RequestTrace.current` for
@@ -13,7 +13,7 @@ final class RequestTrace: Sendable {
     @TaskLocal static var current: RequestTrace?
 
     private let started = ContinuousClock.now
-    private let entry: Mutex<Entry>
+    private let entry: HearthMutex<Entry>
 
     private struct Entry {
         var value: RequestLogEntry
@@ -23,7 +23,7 @@ final class RequestTrace: Sendable {
     }
 
     init(transport: RequestLogEntry.Transport, method: String, path: String, caller: RequestLogEntry.Caller) {
-        entry = Mutex(Entry(value: RequestLogEntry(time: Date(), transport: transport, method: method, path: path, caller: caller)))
+        entry = HearthMutex(Entry(value: RequestLogEntry(time: Date(), transport: transport, method: method, path: path, caller: caller)))
     }
 
     /// The trace current here when `log` is observed (nil otherwise, without a task-local read).

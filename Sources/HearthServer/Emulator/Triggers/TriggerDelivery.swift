@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthTransport
+import HearthLock
 import Synchronization
 
 /// How trigger events are delivered: bounds and patience.
@@ -45,7 +46,7 @@ final class TriggerDelivery: @unchecked Sendable {
     private let intake = Intake()
     private let registry: TriggerRegistry
     private let requestLog: RequestLog
-    private let settings: Mutex<(address: String?, paused: Bool)>
+    private let settings: HearthMutex<(address: String?, paused: Bool)>
     private let pending = Atomic<Int>(0)
     let delivered = Atomic<Int>(0)
     let failed = Atomic<Int>(0)
@@ -80,7 +81,7 @@ final class TriggerDelivery: @unchecked Sendable {
         self.registry = registry
         self.requestLog = requestLog
         lanes = (0..<policy.lanes).map { _ in Lane() }
-        settings = Mutex((address, paused))
+        settings = HearthMutex((address, paused))
     }
 
     var address: String? { settings.withLock { $0.address } }

@@ -1,16 +1,16 @@
 import Foundation
 import HearthCore
 import HearthGRPC
-import Synchronization
+import HearthLock
 import HearthProtobuf
 
 /// An event id (a lower-case UUID), made when first read — on a delivery thread, not under
 /// the commit lock (a UUID reads the system's random source). One instance is shared by the
 /// events that carry the same id.
 final class EventID: Sendable {
-    private let value: Mutex<String?>
+    private let value: HearthMutex<String?>
 
-    init(_ fixed: String? = nil) { value = Mutex(fixed) }
+    init(_ fixed: String? = nil) { value = HearthMutex(fixed) }
 
     var text: String {
         value.withLock { v in

@@ -1,10 +1,10 @@
 import HearthCore
-import Synchronization
+import HearthLock
 
 /// The registered triggers, by project, in registration order; and the matching of a
 /// commit's documents against them (on the dispatching thread, not under the commit lock).
 final class TriggerRegistry: Sendable {
-    private let triggers = Mutex<[String: [Trigger]]>([:])
+    private let triggers = HearthMutex<[String: [Trigger]]>([:])
 
     /// Registers (or replaces: the Functions emulator re-registers a key on reload) a trigger.
     func register(_ trigger: Trigger) {

@@ -2,7 +2,7 @@ import Foundation
 import HearthTestSupport
 import HearthCore
 import HearthRules
-import Synchronization
+import HearthLock
 import Testing
 @testable import HearthGRPC
 @testable import HearthServer
@@ -31,7 +31,7 @@ import Testing
         state.rules.set(try ProjectRules(ProjectRules.File(name: "notes.rules", content: Self.rules)), forProject: "p")
         let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state)
         defer { server.stop() }
-        let entries = Mutex<[RequestLogEntry]>([])
+        let entries = HearthMutex<[RequestLogEntry]>([])
         let token = state.requestLog.subscribe { e in entries.withLock { $0.append(e) } }
         defer { state.requestLog.unsubscribe(token) }
         try body(server, { entries.withLock { $0 } })
