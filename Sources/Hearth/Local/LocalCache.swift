@@ -28,14 +28,42 @@ import Synchronization
 ///   nothing that outlives them, and no query is remembered (`eager`).
 ///
 /// A listener's versions come from its snapshots, under the commit lock: one map update per
-/// changed document (a listener's first result costs one per document). A local version (a
-/// pending write shown before its commit) is never recorded: the commit's own version is.
+/// changed document (a listener's first result is kept whole and folded later, as a query's
+/// results are). A local version (a pending write shown before its commit) is never
+/// recorded: the commit's own version is.
+///
+/// A query's results are not put in the map one by one (a `DocumentKey` encoded and a map
+/// update per result cost c_eq_warm more than half its speed, docs/local-view.md#cost):
+/// the query keeps its last results as the array the engine returned (`Received`, O(1)),
+/// and they are folded into the map only when the cache is read, or once the unfolded
+/// results outnumber what the map holds (so memory stays bounded by the documents received,
+/// amortised O(1) per result). Running the same query again replaces its array; of the
+/// earlier array only documents the new one does not hold at the same position are folded
+/// (none, when the result kept its members and order, however their versions moved). Every
+/// receipt takes the next number of `seq`, and a fold never replaces a later receipt of a
+/// document: what a read sees is exactly what folding every receipt at once would hold.
 final class LocalCache: Sendable {
-    /// One held document: its contents (nil: known not to exist) and its version (update
-    /// time; for a missing one, the read time it was known missing at).
+    /// One held document: its contents (nil: known not to exist), its version (update
+    /// time; for a missing one, the read time it was known missing at) and the receipt it
+    /// came with (`State.seq`).
     struct Entry: Sendable {
         let document: Document?
         let version: HearthCore.Timestamp
+        let seq: Int
+    }
+
+    /// A query's last results read from the server that are not folded into the map yet
+    /// (empty once folded), or a listener's first result, and the receipt they came with.
+    private struct Received: Sendable {
+        var seq: Int
+        var results: [Document] = []
+        var view: RankedDocumentList? = nil
+
+        func fold(into s: inout State) {
+            for doc in results { s.fold(doc, seq: seq) }
+            // A listener's result shows the instance's pending writes: not received.
+            if let view { for doc in view where !doc.isLocalVersion { s.fold(doc, seq: seq) } }
+        }
     }
 
     enum Lookup {
@@ -48,8 +76,15 @@ final class LocalCache: Sendable {
     private struct State: Sendable {
         var documents: [DocumentKey: Entry] = [:]
         /// Queries read or listened to (the SDK keeps such a target, with a resume token, in
-        /// its cache: a later listener starts from its cached results).
-        var queries: Set<StructuredQuery> = []
+        /// its cache: a later listener starts from its cached results), each with its last
+        /// results not yet folded into `documents`.
+        var queries: [StructuredQuery: Received] = [:]
+        /// Listeners' first results, not yet folded into `documents`.
+        var views: [Received] = []
+        /// Σ `queries[_].results.count` and the documents of `views`.
+        var unfolded = 0
+        /// The last receipt's number: what was received later wins.
+        var seq = 0
         /// Loaded bundles: id → create time.
         var bundles: [String: HearthCore.Timestamp] = [:]
         var namedQueries: [String: BundleNamedQuery] = [:]
@@ -60,6 +95,39 @@ final class LocalCache: Sendable {
 
         /// Eager collection: `listener` holds `key` (or lets it go); a document nobody holds
         /// leaves the cache.
+        mutating func nextSeq() -> Int {
+            seq += 1
+            return seq
+        }
+
+        /// `doc` as received with receipt `seq`, unless the map holds a later receipt of it.
+        mutating func fold(_ doc: Document, seq: Int) {
+            let key = DocumentKey(doc.path)
+            if let held = documents[key], held.seq > seq { return }
+            documents[key] = Entry(document: doc, version: doc.updateTime, seq: seq)
+        }
+
+        /// Folds every query's unfolded results into the map, oldest receipt first. Call
+        /// before the map is read.
+        mutating func foldAll() {
+            guard unfolded > 0 else { return }
+            var pending: [Received] = []
+            // By index, not `indices` (which would hold a copy of the map while it changes).
+            var i = queries.values.startIndex
+            while i != queries.values.endIndex {
+                if !queries.values[i].results.isEmpty {
+                    pending.append(queries.values[i])
+                    queries.values[i].results = []
+                }
+                i = queries.values.index(after: i)
+            }
+            pending += views
+            views = []
+            pending.sort { $0.seq < $1.seq }
+            for received in pending { received.fold(into: &self) }
+            unfolded = 0
+        }
+
         mutating func hold(_ key: DocumentKey, by listener: Int, _ holding: Bool) {
             if holding {
                 guard held[listener, default: []].insert(key).inserted else { return }
@@ -87,17 +155,41 @@ final class LocalCache: Sendable {
     /// A document read from the server (`document` nil: missing at `readTime`).
     func record(_ key: DocumentKey, _ document: Document?, readTime: @autoclosure () -> HearthCore.Timestamp) {
         guard !isEager else { return }
-        let entry = Entry(document: document, version: document?.updateTime ?? readTime())
-        state.withLock { $0.documents[key] = entry }
+        let version = document?.updateTime ?? readTime()
+        state.withLock { s in s.documents[key] = Entry(document: document, version: version, seq: s.nextSeq()) }
     }
 
-    /// A query's results read from the server.
+    /// A query's results read from the server: kept as they are, folded later (see the
+    /// type's comment).
     func record(_ query: StructuredQuery, results: [Document]) {
         guard !isEager else { return }
         state.withLock { s in
-            s.queries.insert(query)
-            for doc in results { s.documents[DocumentKey(doc.path)] = Entry(document: doc, version: doc.updateTime) }
+            let seq = s.nextSeq()
+            let received = Received(seq: seq, results: results)
+            guard let i = s.queries.index(forKey: query) else {
+                s.queries[query] = received
+                s.unfolded += results.count
+                return foldIfLarge(&s)
+            }
+            let earlier = s.queries.values[i]
+            s.queries.values[i] = received
+            s.unfolded += results.count - earlier.results.count
+            // The earlier results' documents this result does not hold at the same position
+            // keep the version received then (a document the new result holds is received
+            // again, later). Comparing paths by position: a result that kept its members in
+            // their order folds nothing.
+            for (k, doc) in earlier.results.enumerated() where k >= results.count || results[k].path != doc.path {
+                s.fold(doc, seq: earlier.seq)
+            }
+            foldIfLarge(&s)
         }
+    }
+
+    /// Folds once the unfolded results outnumber the map (and a floor, so small caches do
+    /// not fold at every query): each result is folded at most once, and what the queries
+    /// keep alive stays within a constant factor of the documents received.
+    private func foldIfLarge(_ s: inout State) {
+        if s.unfolded > max(65_536, s.documents.count) { s.foldAll() }
     }
 
     /// Acknowledged writes: each document a set, merge or delete wrote, at the version the
@@ -105,11 +197,16 @@ final class LocalCache: Sendable {
     func record(_ writes: [Write], result: CommitResult) {
         guard !isEager else { return }
         state.withLock { s in
+            let seq = s.nextSeq()
             for (i, w) in writes.enumerated() where i < result.documents.count {
                 if case .verify = w.operation { continue }
-                guard w.precondition != .exists(true) || s.documents[w.key] != nil else { continue }
+                if w.precondition == .exists(true) && s.documents[w.key] == nil {
+                    // An update of a document only a query's unfolded results may hold.
+                    s.foldAll()
+                    guard s.documents[w.key] != nil else { continue }
+                }
                 let doc = result.documents[i]
-                s.documents[w.key] = Entry(document: doc, version: doc?.updateTime ?? result.commitTime)
+                s.documents[w.key] = Entry(document: doc, version: doc?.updateTime ?? result.commitTime, seq: seq)
             }
         }
     }
@@ -121,6 +218,7 @@ final class LocalCache: Sendable {
     func record(_ snapshot: ViewSnapshot, missingPaths: [ResourcePath] = [], holdingResultsFor listener: Int? = nil) {
         let eager = isEager
         state.withLock { s in
+            let seq = s.nextSeq()
             defer {
                 if eager, let listener {
                     if snapshot.isInitial {
@@ -134,12 +232,19 @@ final class LocalCache: Sendable {
             }
             func put(_ doc: Document) {
                 guard !doc.isLocalVersion else { return }
-                s.documents[DocumentKey(doc.path)] = Entry(document: doc, version: doc.updateTime)
+                s.documents[DocumentKey(doc.path)] = Entry(document: doc, version: doc.updateTime, seq: seq)
             }
             if snapshot.isInitial {
-                for doc in snapshot.documents { put(doc) }
+                if eager {
+                    for doc in snapshot.documents { put(doc) }
+                } else if !snapshot.documents.isEmpty {
+                    // Kept as delivered (an O(1) copy), folded later like a query's results.
+                    s.views.append(Received(seq: seq, view: snapshot.documents))
+                    s.unfolded += snapshot.documents.count
+                    foldIfLarge(&s)
+                }
                 for path in missingPaths where !snapshot.documents.contains(where: { $0.path == path }) {
-                    s.documents[DocumentKey(path)] = Entry(document: nil, version: snapshot.readTime)
+                    s.documents[DocumentKey(path)] = Entry(document: nil, version: snapshot.readTime, seq: seq)
                 }
                 return
             }
@@ -149,7 +254,7 @@ final class LocalCache: Sendable {
                 case .removed:
                     guard let successor = change.departedVersion else { continue }
                     if let doc = successor { put(doc) } else {
-                        s.documents[DocumentKey(change.document.path)] = Entry(document: nil, version: snapshot.readTime)
+                        s.documents[DocumentKey(change.document.path)] = Entry(document: nil, version: snapshot.readTime, seq: seq)
                     }
                 }
             }
@@ -159,7 +264,9 @@ final class LocalCache: Sendable {
     /// A query listened to.
     func recordQuery(_ query: StructuredQuery) {
         guard !isEager else { return }
-        state.withLock { _ = $0.queries.insert(query) }
+        state.withLock { s in
+            if s.queries[query] == nil { s.queries[query] = Received(seq: 0, results: []) }
+        }
     }
 
     /// Eager collection: a document listener (by `listenerID`) holds its paths from its
@@ -190,10 +297,12 @@ final class LocalCache: Sendable {
     func loadBundle(_ metadata: BundleMetadata, documents: [BundleLoader.LoadedDocument], namedQueries: [BundleNamedQuery]) {
         let eager = isEager
         state.withLock { s in
+            s.foldAll()
+            let seq = s.nextSeq()
             for doc in documents where !eager || s.holders[DocumentKey(doc.path)] != nil {
                 let key = DocumentKey(doc.path)
                 if let held = s.documents[key], held.version > doc.version { continue }
-                s.documents[key] = Entry(document: doc.document, version: doc.version)
+                s.documents[key] = Entry(document: doc.document, version: doc.version, seq: seq)
             }
             for q in namedQueries where s.namedQueries[q.name].map({ $0.readTime <= q.readTime }) ?? true {
                 s.namedQueries[q.name] = q
@@ -204,12 +313,15 @@ final class LocalCache: Sendable {
 
     /// Whether the instance read or listened to `query` before.
     func hasRecorded(_ query: StructuredQuery) -> Bool {
-        state.withLock { $0.queries.contains(query) }
+        state.withLock { $0.queries[query] != nil }
     }
 
     /// Whether the cache holds any of `documents` as existing. Stops at the first.
     func holdsAny(_ documents: some Sequence<Document>) -> Bool {
-        state.withLock { s in documents.contains { s.documents[DocumentKey($0.path)]?.document != nil } }
+        state.withLock { s in
+            s.foldAll()
+            return documents.contains { s.documents[DocumentKey($0.path)]?.document != nil }
+        }
     }
 
     func namedQuery(_ name: String) -> BundleNamedQuery? {
@@ -225,14 +337,17 @@ final class LocalCache: Sendable {
 
     /// The cached version of the document at `key`.
     func lookup(_ key: DocumentKey) -> Lookup {
-        guard let entry = state.withLock({ $0.documents[key] }) else { return .absent }
+        guard let entry = state.withLock({ s in s.foldAll(); return s.documents[key] }) else { return .absent }
         return .document(entry.document)
     }
 
     /// Every document the cache holds as existing (what an offline instance's listeners and
     /// reads start from: `Database.setListenClientOffline(_:_:holding:)`).
     func existingDocuments() -> [Document] {
-        state.withLock { s in s.documents.values.compactMap(\.document) }
+        state.withLock { s in
+            s.foldAll()
+            return s.documents.values.compactMap(\.document)
+        }
     }
 
     /// The cached documents that `query` returns, in query order (after its limit), with
@@ -242,7 +357,8 @@ final class LocalCache: Sendable {
     func documents(matching query: StructuredQuery, local: DatabaseState, pending: Set<ResourcePath>) throws(FirestoreError) -> [Document] {
         let evaluator = try DocumentSetQuery(query, database: database.id)
         var candidates: [Document] = state.withLock { s in
-            s.documents.values.compactMap { entry in
+            s.foldAll()
+            return s.documents.values.compactMap { entry in
                 guard let doc = entry.document, !pending.contains(doc.path), evaluator.matchesIgnoringCursors(doc) else { return nil }
                 return doc
             }

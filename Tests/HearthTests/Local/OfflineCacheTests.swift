@@ -322,4 +322,43 @@ struct OfflineCacheTests {
         #expect(code(await readError { try await db.document("coll/a").getDocument() }) == .unavailable)
         try await db.enableNetwork()
     }
+
+    // MARK: Query results kept as received (LocalCache keeps a query's last result array and folds it when read)
+
+    @Test("a query run again keeps, for each document that left its result, the version the earlier run received; a document still in it is at the newer version (the SDK's remote document cache: what each query's answer delivered, latest first)")
+    func queryRerunKeepsWhatLeft() async throws {
+        let db = db(), other = db.authenticated(uid: "other")
+        for id in ["a", "b", "c"] { try await other.document("q/\(id)").setData(["x": 1]) }
+        let query = db.collection("q").whereField("x", isEqualTo: 1)
+        #expect(localShow(try await query.getDocuments()) == "a{x:1} b{x:1} c{x:1}")
+        try await other.document("q/b").setData(["x": 2])
+        try await other.document("q/c").setData(["x": 1, "v": 2])
+        #expect(localShow(try await query.getDocuments()) == "a{x:1} c{v:2,x:1}")
+        #expect(localShow(try await db.document("q/b").getDocument(source: .cache)) == "{x:1}", "left the result: the first run's version")
+        #expect(localShow(try await db.document("q/c").getDocument(source: .cache)) == "{v:2,x:1}", "the second run's version, not the first's")
+        #expect(localShow(try await query.getDocuments(source: .cache)) == "a{x:1} b{x:1} c{v:2,x:1}")
+    }
+
+    @Test("what the instance received last wins, whether a read or a query's results came later (the SDK's remote document cache keeps the latest version received)")
+    func latestReceiptWins() async throws {
+        let db = db(), other = db.authenticated(uid: "other")
+        try await other.document("r/a").setData(["v": 1])
+        _ = try await db.collection("r").getDocuments()
+        try await other.document("r/a").setData(["v": 2])
+        _ = try await db.document("r/a").getDocument()
+        #expect(localShow(try await db.document("r/a").getDocument(source: .cache)) == "{v:2}", "the read came after the query")
+        try await other.document("r/a").setData(["v": 3])
+        _ = try await db.collection("r").getDocuments()
+        try await other.document("r/a").setData(["v": 4])
+        #expect(localShow(try await db.document("r/a").getDocument(source: .cache)) == "{v:3}", "the query came after the read")
+    }
+
+    @Test("an update of a document the instance received only through a query's results caches the version the update left (FIRDatabaseTests testCanUpdateAnUnknownDocument: known documents are updated in the cache)")
+    func updateOfDocumentFromQueryResults() async throws {
+        let db = db(), other = db.authenticated(uid: "other")
+        try await other.document("u/a").setData(["x": 1])
+        #expect(localShow(try await db.collection("u").getDocuments()) == "a{x:1}")
+        try await db.document("u/a").updateData(["y": 1])
+        #expect(localShow(try await db.document("u/a").getDocument(source: .cache)) == "{x:1,y:1}")
+    }
 }
