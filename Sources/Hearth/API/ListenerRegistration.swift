@@ -106,6 +106,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         case .query: queryListener = listenerID
         }
         let holder = queryListener
+        let listenedQuery: StructuredQuery? = if case .query(let query) = listenTarget { query } else { nil }
         do throws(FirestoreError) {
             switch listenTarget {
             case .documents(let paths):
@@ -119,7 +120,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
                     // Whether the first result holds a document the cache held before it:
                     // asked before the snapshot's documents go into the cache.
                     let heldCached = snapshot.isInitial && cachedQuery != nil && cache.holdsAny(snapshot.documents)
-                    cache.record(snapshot, missingPaths: snapshot.isInitial ? missingPaths : [], holdingResultsFor: holder)
+                    cache.record(snapshot, query: listenedQuery, missingPaths: snapshot.isInitial ? missingPaths : [], holdingResultsFor: holder)
                     deliver { [self] in
                         if includeMetadataChanges { lastView = snapshot }
                         guard let previousMutated = events.accept(snapshot) else { return }

@@ -59,6 +59,8 @@ final class LocalCache: Sendable {
         var results: [Document] = []
         var view: RankedDocumentList? = nil
 
+        var count: Int { view?.count ?? results.count }
+
         func fold(into s: inout State) {
             for doc in results { s.fold(doc, seq: seq) }
             // A listener's result shows the instance's pending writes: not received.
@@ -115,9 +117,10 @@ final class LocalCache: Sendable {
             // By index, not `indices` (which would hold a copy of the map while it changes).
             var i = queries.values.startIndex
             while i != queries.values.endIndex {
-                if !queries.values[i].results.isEmpty {
+                if queries.values[i].count > 0 {
                     pending.append(queries.values[i])
                     queries.values[i].results = []
+                    queries.values[i].view = nil
                 }
                 i = queries.values.index(after: i)
             }
@@ -169,26 +172,51 @@ final class LocalCache: Sendable {
             guard let i = s.queries.index(forKey: query) else {
                 s.queries[query] = received
                 s.unfolded += results.count
-                return foldIfLarge(&s)
+                return Self.foldIfLarge(&s)
             }
-            let earlier = s.queries.values[i]
-            s.queries.values[i] = received
-            s.unfolded += results.count - earlier.results.count
-            // The earlier results' documents this result does not hold at the same position
-            // keep the version received then (a document the new result holds is received
-            // again, later). Comparing paths by position: a result that kept its members in
-            // their order folds nothing.
-            for (k, doc) in earlier.results.enumerated() where k >= results.count || results[k].path != doc.path {
-                s.fold(doc, seq: earlier.seq)
-            }
-            foldIfLarge(&s)
+            Self.replace(&s, at: i, with: received)
+        }
+    }
+
+    /// Replaces the unfolded receipt of a query (at `i` in `queries`) with a newer one. The
+    /// earlier receipt's documents that the new one does not hold at the same position keep
+    /// the version received then (a document the new one holds is received again, later);
+    /// comparing paths by position, a result that kept its members in their order folds
+    /// nothing.
+    private static func replace(_ s: inout State, at i: Dictionary<StructuredQuery, Received>.Index, with received: Received) {
+        let earlier = s.queries.values[i]
+        s.queries.values[i] = received
+        s.unfolded += received.count - earlier.count
+        if let view = earlier.view {
+            supersede(view, by: received, seq: earlier.seq, in: &s)
+        } else {
+            supersede(earlier.results, by: received, seq: earlier.seq, in: &s)
+        }
+        foldIfLarge(&s)
+    }
+
+    private static func supersede(_ earlier: some Sequence<Document>, by received: Received, seq: Int, in s: inout State) {
+        if let view = received.view {
+            supersede(earlier, by: view, seq: seq, in: &s)
+        } else {
+            supersede(earlier, by: received.results, seq: seq, in: &s)
+        }
+    }
+
+    private static func supersede(_ earlier: some Sequence<Document>, by newer: some Sequence<Document>, seq: Int, in s: inout State) {
+        var later = newer.makeIterator()
+        for doc in earlier {
+            // (A local version in the newer result was not received: it supersedes nothing.)
+            if let next = later.next(), next.path == doc.path, !next.isLocalVersion { continue }
+            // Left, or moved: its version as received then (a local version was never received).
+            if !doc.isLocalVersion { s.fold(doc, seq: seq) }
         }
     }
 
     /// Folds once the unfolded results outnumber the map (and a floor, so small caches do
     /// not fold at every query): each result is folded at most once, and what the queries
     /// keep alive stays within a constant factor of the documents received.
-    private func foldIfLarge(_ s: inout State) {
+    private static func foldIfLarge(_ s: inout State) {
         if s.unfolded > max(65_536, s.documents.count) { s.foldAll() }
     }
 
@@ -215,7 +243,9 @@ final class LocalCache: Sendable {
     /// recorded as known missing when its first snapshot does not hold them (the SDK's
     /// cache learns of a missing document from Watch). `listener`: with eager collection,
     /// a query listener (by `listenerID`) whose results hold their documents.
-    func record(_ snapshot: ViewSnapshot, missingPaths: [ResourcePath] = [], holdingResultsFor listener: Int? = nil) {
+    /// `query`: the query a query listener listens to (its first result is that query's
+    /// latest result).
+    func record(_ snapshot: ViewSnapshot, query: StructuredQuery? = nil, missingPaths: [ResourcePath] = [], holdingResultsFor listener: Int? = nil) {
         let eager = isEager
         state.withLock { s in
             let seq = s.nextSeq()
@@ -239,9 +269,21 @@ final class LocalCache: Sendable {
                     for doc in snapshot.documents { put(doc) }
                 } else if !snapshot.documents.isEmpty {
                     // Kept as delivered (an O(1) copy), folded later like a query's results.
-                    s.views.append(Received(seq: seq, view: snapshot.documents))
-                    s.unfolded += snapshot.documents.count
-                    foldIfLarge(&s)
+                    let received = Received(seq: seq, view: snapshot.documents)
+                    if let query {
+                        // A query listener's first result replaces what the query last received.
+                        if let i = s.queries.index(forKey: query) {
+                            Self.replace(&s, at: i, with: received)
+                        } else {
+                            s.queries[query] = received
+                            s.unfolded += received.count
+                            Self.foldIfLarge(&s)
+                        }
+                    } else {
+                        s.views.append(received)
+                        s.unfolded += received.count
+                        Self.foldIfLarge(&s)
+                    }
                 }
                 for path in missingPaths where !snapshot.documents.contains(where: { $0.path == path }) {
                     s.documents[DocumentKey(path)] = Entry(document: nil, version: snapshot.readTime, seq: seq)
@@ -319,6 +361,10 @@ final class LocalCache: Sendable {
     /// Whether the cache holds any of `documents` as existing. Stops at the first.
     func holdsAny(_ documents: some Sequence<Document>) -> Bool {
         state.withLock { s in
+            // Unfolded receipts hold only existing documents, so a document the map holds as
+            // existing is held whatever they say: fold only when the map alone says no.
+            if documents.contains(where: { s.documents[DocumentKey($0.path)]?.document != nil }) { return true }
+            guard s.unfolded > 0 else { return false }
             s.foldAll()
             return documents.contains { s.documents[DocumentKey($0.path)]?.document != nil }
         }
