@@ -169,12 +169,7 @@ final class LocalCache: Sendable {
         state.withLock { s in
             let seq = s.nextSeq()
             let received = Received(seq: seq, results: results)
-            guard let i = s.queries.index(forKey: query) else {
-                s.queries[query] = received
-                s.unfolded += results.count
-                return Self.foldIfLarge(&s)
-            }
-            Self.replace(&s, at: i, with: received)
+            Self.replace(&s, query, with: received)
         }
     }
 
@@ -183,9 +178,12 @@ final class LocalCache: Sendable {
     /// the version received then (a document the new one holds is received again, later);
     /// comparing paths by position, a result that kept its members in their order folds
     /// nothing.
-    private static func replace(_ s: inout State, at i: Dictionary<StructuredQuery, Received>.Index, with received: Received) {
-        let earlier = s.queries.values[i]
-        s.queries.values[i] = received
+    private static func replace(_ s: inout State, _ query: StructuredQuery, with received: Received) {
+        // One hash, in place (`values[index] = ` copied the whole map here).
+        guard let earlier = s.queries.updateValue(received, forKey: query) else {
+            s.unfolded += received.count
+            return foldIfLarge(&s)
+        }
         s.unfolded += received.count - earlier.count
         if let view = earlier.view {
             supersede(view, by: received, seq: earlier.seq, in: &s)
@@ -272,13 +270,7 @@ final class LocalCache: Sendable {
                     let received = Received(seq: seq, view: snapshot.documents)
                     if let query {
                         // A query listener's first result replaces what the query last received.
-                        if let i = s.queries.index(forKey: query) {
-                            Self.replace(&s, at: i, with: received)
-                        } else {
-                            s.queries[query] = received
-                            s.unfolded += received.count
-                            Self.foldIfLarge(&s)
-                        }
+                        Self.replace(&s, query, with: received)
                     } else {
                         s.views.append(received)
                         s.unfolded += received.count
