@@ -205,7 +205,9 @@ final class LocalCache: Sendable {
         var later = newer.makeIterator()
         for doc in earlier {
             // (A local version in the newer result was not received: it supersedes nothing.)
-            if let next = later.next(), next.path == doc.path, !next.isLocalVersion { continue }
+            // The same stored version (a result that did not change: a pointer compare)
+            // supersedes it without reading either's path.
+            if let next = later.next(), next.isIdentical(to: doc) || (next.path == doc.path && !next.isLocalVersion) { continue }
             // Left, or moved: its version as received then (a local version was never received).
             if !doc.isLocalVersion { s.fold(doc, seq: seq) }
         }
