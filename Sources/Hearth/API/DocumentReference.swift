@@ -11,9 +11,6 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
     /// The engine's storage key for `key`, encoded on the first read through this reference
     /// (query results make a reference per document, most never read through).
     private let encodedKey = HearthMutex<DocumentKey?>(nil)
-    /// Whether this reference has put its document in the instance's cache already (a
-    /// terminated instance's cache can be cleared, but its references cannot be used).
-    private let inCache = Atomic<Bool>(false)
 
     init(firestore: Firestore, path: ResourcePath) {
         self.firestore = firestore
@@ -143,29 +140,14 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         try await commit(.delete(storageKey))
     }
 
-    /// Commits one write of this document (fire-and-forget and completion forms); a set or
-    /// delete (not an update, which tells the SDK nothing about the rest of the document)
-    /// puts it in the instance's cache.
+    /// Commits one write of this document (fire-and-forget and completion forms).
     private func commit(_ write: Write, completion: (@Sendable (Error?) -> Void)?) {
-        firestore.commit([write], completion: completion, committed: cacheRecorder(write))
+        firestore.commit([write], completion: completion)
     }
 
     /// The `async` forms.
     private func commit(_ write: Write) async throws(FirestoreErrorCode) {
-        try await firestore.commit([write], committed: cacheRecorder(write))
-    }
-
-    private func cacheRecorder(_ write: Write) -> @Sendable () -> Void {
-        let whole = write.precondition != .exists(true)
-        return { [self] in if whole { noteInCache() } }
-    }
-
-    /// Records the document in the instance's cache, once per reference: a reference read
-    /// or written again costs one atomic load, not a set insertion.
-    private func noteInCache() {
-        guard !inCache.load(ordering: .relaxed) else { return }
-        firestore.local.cache.recordRead(storageKey)
-        inCache.store(true, ordering: .relaxed)
+        try await firestore.commit([write])
     }
 
     // MARK: Reads
@@ -178,9 +160,10 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         if firestore.local.isOffline { return try offlineSnapshot(source: source) }
         try firestore.readFault(.getDocument, [key])
         do { try firestore.access.checkGet(key, in: firestore.database) } catch { throw FirestoreErrorCode(error) }
-        noteInCache()
         firestore.local.acknowledgeAll()
-        return DocumentSnapshot(reference: self, document: firestore.database.document(storageKey), metadata: .server)
+        let document = firestore.database.document(storageKey)
+        firestore.local.cache.record(storageKey, document, readTime: firestore.database.state().readTime)
+        return DocumentSnapshot(reference: self, document: document, metadata: .server)
     }
 
     /// A read while the instance is offline, answered as the SDK's `GetDocument` answers
@@ -204,8 +187,7 @@ public final class DocumentReference: @unchecked Sendable, Hashable, CustomStrin
         if let local = firestore.local.pendingDocument(storageKey) {
             return DocumentSnapshot(reference: self, document: local.document, metadata: local.document == nil ? .cache : .pendingInCache)
         }
-        let base = firestore.local.isOffline ? firestore.local.localState().state : nil
-        switch firestore.local.cache.lookup(storageKey, base: base) {
+        switch firestore.local.cachedDocument(storageKey) {
         case .document(let document):
             return DocumentSnapshot(reference: self, document: document, metadata: .cache)
         case .absent:

@@ -93,6 +93,7 @@ public final class Firestore: @unchecked Sendable {
                 s.settings = value
             }
             local.setLocalWriteEvents(value.localWriteEvents)
+            local.cache.setEagerCollection(value.usesEagerGC)
         }
     }
 
@@ -179,10 +180,9 @@ public final class Firestore: @unchecked Sendable {
 
     /// Commits the writes of a fire-and-forget or completion-handler `setData`,
     /// `updateData`, `delete` or batch: committed now, acknowledged to this instance (and
-    /// `completion` called) on the callback queue's next turn (`LocalView`). `committed`
-    /// records the documents in the cache (by default every document the writes set or
-    /// delete).
-    func commit(_ writes: [Write], completion: (@Sendable (Error?) -> Void)?, committed: (@Sendable () -> Void)? = nil) {
+    /// `completion` called) on the callback queue's next turn (`LocalView`); the documents
+    /// the commit left go into the cache then (`LocalCache.record(_:result:)`).
+    func commit(_ writes: [Write], completion: (@Sendable (Error?) -> Void)?) {
         // Injected faults (one atomic load while none is set): retried attempts, or a lost
         // answer — committed once, then sent again as the SDK resends the batch.
         switch writeFault(writes) {
@@ -194,8 +194,8 @@ public final class Firestore: @unchecked Sendable {
         }
         local.enqueue(writes, authorize: access.commitAuthorizer(for: database), queue: callbackQueue) { [self] result in
             switch result {
-            case .success:
-                if let committed { committed() } else { local.cache.recordWrites(writes) }
+            case .success(let committed):
+                local.cache.record(writes, result: committed)
                 completion?(nil)
             case .failure(let failure):
                 completion?(FirestoreErrorCode(failure))
@@ -205,10 +205,10 @@ public final class Firestore: @unchecked Sendable {
 
     /// The `async` forms: returns committed and acknowledged (see `LocalView.commit`).
     @discardableResult
-    func commit(_ writes: [Write], committed: (@Sendable () -> Void)? = nil) async throws(FirestoreErrorCode) -> CommitResult {
+    func commit(_ writes: [Write]) async throws(FirestoreErrorCode) -> CommitResult {
         // Offline: queued, and returns once committed (or refused) on reconnection. Kept out
         // of line so the online path below is what it was before offline existed.
-        if local.isOffline { return try await commitOffline(writes, committed: committed) }
+        if local.isOffline { return try await commitOffline(writes) }
         switch writeFault(writes) {
         case .success(false): break
         case .success(true): _ = try? database.commit(writes, authorize: access.commitAuthorizer(for: database))
@@ -216,14 +216,14 @@ public final class Firestore: @unchecked Sendable {
         }
         do {
             let result = try local.commit(writes, authorize: access.commitAuthorizer(for: database))
-            if let committed { committed() } else { local.cache.recordWrites(writes) }
+            local.cache.record(writes, result: result)
             return result
         } catch {
             throw FirestoreErrorCode(error)
         }
     }
 
-    private func commitOffline(_ writes: [Write], committed: (@Sendable () -> Void)?) async throws(FirestoreErrorCode) -> CommitResult {
+    private func commitOffline(_ writes: [Write]) async throws(FirestoreErrorCode) -> CommitResult {
         let authorize = access.commitAuthorizer(for: database)
         do {
             let result: CommitResult
@@ -233,7 +233,7 @@ public final class Firestore: @unchecked Sendable {
                 // Back online meanwhile.
                 result = try local.commit(writes, authorize: authorize)
             }
-            if let committed { committed() } else { local.cache.recordWrites(writes) }
+            local.cache.record(writes, result: result)
             return result
         } catch {
             throw FirestoreErrorCode(error)

@@ -27,6 +27,20 @@ public final class FirestoreSettings: NSObject, NSCopying, @unchecked Sendable {
 
     public override init() {}
 
+    /// Whether the cache drops every document no listener holds, as the SDK decides in
+    /// `FirestoreClient::Initialize`: a memory cache whose collector is not an LRU one of a
+    /// finite size (`MemoryEagerGCSetting`, or `MemoryLRUGCSettings` of unlimited size), or
+    /// no `cacheSettings` change with the deprecated `isPersistenceEnabled = false` and an
+    /// unlimited `cacheSizeBytes` (`LocalCache`).
+    var usesEagerGC: Bool {
+        if let memory = cacheSettings as? MemoryCacheSettings {
+            guard let lru = memory.garbageCollectorSettings as? MemoryLRUGCSettings else { return true }
+            return lru.sizeBytes?.int64Value == FirestoreCacheSizeUnlimited
+        }
+        if cacheSettings is PersistentCacheSettings && !persistenceEnabled { return cacheBytes == FirestoreCacheSizeUnlimited }
+        return false
+    }
+
     public func copy(with zone: NSZone? = nil) -> Any {
         let c = FirestoreSettings()
         c.host = host
@@ -80,7 +94,9 @@ public final class MemoryLRUGCSettings: MemoryGarbageCollectorSettings {
 
 public final class MemoryCacheSettings: LocalCacheSettings {
     public let garbageCollectorSettings: any MemoryGarbageCollectorSettings
-    public init() { garbageCollectorSettings = MemoryEagerGCSetting() }
+    /// An LRU collector of the default size, as the SDK's `MemoryCacheSettings` (its C++
+    /// core's default), so documents stay until the cache passes 100 MB.
+    public init() { garbageCollectorSettings = MemoryLRUGCSettings() }
     public init(garbageCollectorSettings: any MemoryGarbageCollectorSettings) {
         self.garbageCollectorSettings = garbageCollectorSettings
     }

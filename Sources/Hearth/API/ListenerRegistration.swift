@@ -38,6 +38,9 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// The target counted in `LocalView.retainTarget`, until removed.
     private let retained = HearthMutex<ListenTarget?>(nil)
 
+    /// This listener's key in `LocalCache`'s eager bookkeeping (unique while it lives).
+    private var listenerID: Int { ObjectIdentifier(self).hashValue }
+
     init(firestore: Firestore) {
         self.firestore = firestore
         queue = DispatchQueue(label: "hearth.snapshot-listener", target: firestore.callbackQueue)
@@ -61,8 +64,8 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// snapshot from the cache (`isFromCache == true`) and then, with metadata changes, the
     /// server-confirmed one: the SDK's two first snapshots (FIRQueryTests
     /// testQueriesCanRaiseInitialSnapshotFromCachedEmptyResults, FIRDatabaseTests
-    /// testDocumentSnapshotEvents_forChangeIncludingMetadata). Hearth's cache is never stale,
-    /// so both hold the same documents.
+    /// testDocumentSnapshotEvents_forChangeIncludingMetadata). Both hold the database's
+    /// current documents: a cached version older than that is not shown first.
     func start(_ listenTarget: ListenTarget, includeMetadataChanges: Bool,
                onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>, _ fromCache: Bool) -> Void,
                onError: @escaping @Sendable (FirestoreErrorCode) -> Void) {
@@ -96,6 +99,17 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         let heldBefore = !sharesTarget && !fromCache && (faulted || firestore.local.holdsCachedResults(for: listenTarget))
         let cachedQuery: StructuredQuery? = if !sharesTarget, !heldBefore, case .query(let query) = listenTarget { query } else { nil }
         let cache = firestore.local.cache
+        // A document listener started online learns that its missing documents are missing
+        // (the SDK's cache records a NoDocument from Watch); offline it learns nothing.
+        let missingPaths: [ResourcePath] = if !fromCache, case .documents(let paths) = listenTarget { paths } else { [] }
+        // With eager collection the listener's documents stay cached while it listens.
+        var queryListener: Int?
+        switch listenTarget {
+        case .documents(let paths): cache.hold(paths, by: listenerID)
+        case .query: queryListener = listenerID
+        }
+        let holder = queryListener
+        let listenedQuery: StructuredQuery? = if case .query(let query) = listenTarget { query } else { nil }
         do throws(FirestoreError) {
             switch listenTarget {
             case .documents(let paths):
@@ -106,15 +120,17 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             let client = firestore.local.listenerStarted()
             do throws(FirestoreError) {
                 let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
+                    // Whether the first result holds a document the cache held before it:
+                    // asked before the snapshot's documents go into the cache.
+                    let heldCached = snapshot.isInitial && cachedQuery != nil && cache.holdsAny(snapshot.documents)
+                    cache.record(snapshot, query: listenedQuery, missingPaths: snapshot.isInitial ? missingPaths : [], holdingResultsFor: holder)
                     deliver { [self] in
                         if includeMetadataChanges { lastView = snapshot }
                         guard let previousMutated = events.accept(snapshot) else { return }
                         let first = !raised
                         raised = true
                         unsettled = false
-                        if first, !fromCache, heldBefore || cachedQuery.map({ query in
-                            !snapshot.mutatedKeys.isEmpty || cache.holdsAny(snapshot.documents, besides: query)
-                        }) == true {
+                        if first, !fromCache, heldBefore || (cachedQuery != nil && (!snapshot.mutatedKeys.isEmpty || heldCached)) {
                             onSnapshot(snapshot, previousMutated, true)
                             if includeMetadataChanges { onSnapshot(snapshot.unchanged(), snapshot.mutatedKeys, false) }
                             return
@@ -123,7 +139,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
                     }
                 }
                 target.withLock { $0 = id }
-                firestore.local.cache.recordTarget(listenTarget)
+                if case .query(let query) = listenTarget { cache.recordQuery(query) }
             } catch {
                 firestore.local.listenerRemoved()
                 throw error
@@ -131,6 +147,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         } catch {
             if let id = syncObserver.withLock({ o -> Int? in defer { o = nil }; return o }) { firestore.local.removeSyncObserver(id) }
             if let t = retained.withLock({ r -> ListenTarget? in defer { r = nil }; return r }) { firestore.local.releaseTarget(t) }
+            cache.release(listenerID)
             let failure = FirestoreErrorCode(error)
             deliver { onError(failure) }
         }
@@ -154,6 +171,7 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         if let id = target.withLock({ t -> ListenTargetID? in defer { t = nil }; return t }) {
             firestore.database.stopListening(id)
             firestore.local.listenerRemoved()
+            firestore.local.cache.release(listenerID)
         }
     }
 }

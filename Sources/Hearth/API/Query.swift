@@ -553,7 +553,7 @@ public class Query: @unchecked Sendable, Hashable {
             if fromCache {
                 // As the SDK's local documents view: the instance's pending writes show.
                 let local = firestore.local.localState()
-                documents = try firestore.local.cache.documents(matching: query, in: local.state, pending: local.pending)
+                documents = try firestore.local.cachedDocuments(matching: query, local: local.state, pending: local.pending)
                 pending = local.pending
             } else {
                 try firestore.access.checkQuery(query, in: firestore.database)
@@ -561,7 +561,7 @@ public class Query: @unchecked Sendable, Hashable {
                 let result = try firestore.database.runQuery(query)
                 documents = result.documents
                 readTime = result.readTime
-                firestore.local.cache.recordQuery(query)
+                firestore.local.cache.record(query, results: documents)
             }
         } catch {
             throw FirestoreErrorCode(error)

@@ -118,6 +118,18 @@ final class LocalView: Sendable {
         }
     }
 
+    /// The document at `key` as the cache holds it (not its pending writes: `pendingDocument`).
+    func cachedDocument(_ key: DocumentKey) -> LocalCache.Lookup {
+        cache.lookup(key)
+    }
+
+    /// The cached documents `query` returns, with the instance's pending writes on top
+    /// (`local`: the database as the instance sees it; `pending`: the paths they write).
+    func cachedDocuments(matching query: StructuredQuery, local: DatabaseState,
+                         pending: Set<ResourcePath>) throws(FirestoreError) -> [Document] {
+        try cache.documents(matching: query, local: local, pending: pending)
+    }
+
     /// Whether some write of this instance is applied locally and not yet committed (reads
     /// then look through the overlay). One atomic load.
     var hasQueuedWrites: Bool { pendingCount.load(ordering: .acquiring) > 0 }
@@ -129,8 +141,8 @@ final class LocalView: Sendable {
         return local.pending ? local : nil
     }
 
-    /// The database as this instance sees it (its pending writes applied; offline, as it was
-    /// when the instance went offline), and the paths that show a pending write.
+    /// The database as this instance sees it (its pending writes applied; offline, its cache
+    /// as it was when the instance went offline), and the paths that show a pending write.
     func localState() -> (state: DatabaseState, pending: Set<ResourcePath>) {
         if isOffline { return database.localState(client: registeredClient) }
         guard hasQueuedWrites || listeners.load(ordering: .acquiring) > 0, let id = client.withLock({ $0 }) else {
@@ -307,14 +319,16 @@ final class LocalView: Sendable {
         for observer in syncObservers.withLock({ Array($0.values) }) { observer(event) }
     }
 
-    /// Takes the instance offline: its listeners and reads keep the database as it is now
-    /// (`Database.setListenClientOffline`), writes queue. Nothing when already offline.
+    /// Takes the instance offline: its listeners and reads see what its cache holds, at the
+    /// versions it last received (`Database.setListenClientOffline(_:_:holding:)`), writes
+    /// queue. Nothing when already offline.
     func disableNetwork() {
         let id = registeredClient
         let changed = network.withLock { n -> Bool in
             guard !n.offline else { return false }
             n.offline = true
-            database.setListenClientOffline(id, true)
+            // The instance's listeners and reads see only what its cache holds.
+            database.setListenClientOffline(id, true, holding: cache.existingDocuments())
             offline.store(true, ordering: .releasing)
             return true
         }

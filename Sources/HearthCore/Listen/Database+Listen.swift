@@ -28,7 +28,7 @@ extension Database {
                 state.indexes.materialize(d, from: state.documents)
             }
             let overlay = client.map { hub.overlay(of: $0) } ?? LocalOverlay()
-            // An offline client's view starts from what it saw when it went offline.
+            // An offline client's view starts from its offline base (what its cache holds).
             var base = state
             if let client, var offline = hub.base(of: client) {
                 for d in needed where offline.indexes.entries(d) == nil {
@@ -95,8 +95,7 @@ extension Database {
     }
 
     /// The document at `key` as `client` sees it: with its pending local batches applied
-    /// (`pending` true when one writes it); while it is offline, over the version it went
-    /// offline with.
+    /// (`pending` true when one writes it); while it is offline, over its offline base.
     public func localDocument(_ key: DocumentKey, client: ListenClientID) -> (document: Document?, pending: Bool) {
         let (overlay, base) = underCommitLock { state in
             (hub.overlay(of: client), (hub.base(of: client) ?? state).documents[key]?.document)
@@ -106,20 +105,25 @@ extension Database {
     }
 
     /// Takes `client` offline (`true`) or back online, as the SDK's `disableNetwork()` /
-    /// `enableNetwork()`: offline, its targets and reads show the database as it was at this
-    /// point with its pending batches on top, and commits do not reach them (its own batches
-    /// are applied with `applyLocally` and committed once it is back); back online, what
-    /// commits changed meanwhile reaches its targets as one step. Costs nothing while no
-    /// client is offline.
-    public func setListenClientOffline(_ client: ListenClientID, _ offline: Bool) {
+    /// `enableNetwork()`: offline, its targets and reads show `holding` (what the client's
+    /// cache holds; nil: the database as it is at this point) with its pending batches on
+    /// top, and commits do not reach them (its own batches are applied with `applyLocally`
+    /// and committed once it is back); back online, each of its targets is brought to its
+    /// current result in one step. Costs nothing while no client is offline.
+    public func setListenClientOffline(_ client: ListenClientID, _ offline: Bool, holding: [Document]? = nil) {
+        // Built outside the commit lock: O(n log n) in what the cache holds.
+        let cached = holding.map { DatabaseState.holding($0, database: id, readTime: Timestamp(seconds: 0, nanos: 0)) }
         underCommitLock { state in
-            if offline { hub.setOffline(client, state: state) } else { hub.setOnline(client, state: state) }
+            guard offline else { return hub.setOnline(client, state: state) }
+            var base = cached ?? state
+            base.readTime = state.readTime
+            hub.setOffline(client, state: base)
         }
     }
 
-    /// The database as `client` sees it: the current state (while it is offline, the state
-    /// it went offline at) with its pending local batches applied, and the paths those
-    /// batches write (the documents showing a pending write).
+    /// The database as `client` sees it: the current state (while it is offline, its offline
+    /// base) with its pending local batches applied, and the paths those batches write (the
+    /// documents showing a pending write).
     public func localState(client: ListenClientID) -> (state: DatabaseState, pending: Set<ResourcePath>) {
         let (overlay, state) = underCommitLock { state in (hub.overlay(of: client), hub.base(of: client) ?? state) }
         guard !overlay.isEmpty else { return (state, []) }

@@ -32,13 +32,12 @@ final class ListenerHub: Sendable {
         var offline: Offline?
     }
 
-    /// An offline client (the SDK after `disableNetwork()`): its views and reads show the
-    /// database as it was when it went offline (`base`, an O(1) copy), with its own pending
-    /// batches on top; commits are not routed to its targets, only the documents they change
-    /// are noted (`missed`), to bring its views up to date when it is back online.
+    /// An offline client (the SDK after `disableNetwork()`): its views and reads start from
+    /// `base` (what the client's cache holds, or the database as it was when it went
+    /// offline), with its own pending batches on top; commits are not routed to its targets.
+    /// Back online, each of its views is brought to the current result at once.
     private struct Offline: Sendable {
         var base: DatabaseState
-        var missed: Set<DocumentKey> = []
     }
 
     private struct Registry: Sendable {
@@ -138,7 +137,7 @@ final class ListenerHub: Sendable {
         }
     }
 
-    /// Takes a client offline at `state` (the current state; call under the commit lock).
+    /// Takes a client offline with `state` as its base (call under the commit lock).
     func setOffline(_ client: ListenClientID, state: DatabaseState) {
         registry.withLock { r in
             guard r.clients[client.rawValue] != nil, r.clients[client.rawValue]!.offline == nil else { return }
@@ -148,29 +147,31 @@ final class ListenerHub: Sendable {
         }
     }
 
-    /// Brings a client back online (call under the commit lock, with the current state): the
-    /// documents commits changed while it was offline reach its targets as one step, from
-    /// the version it went offline with to the current one (its pending batches still shown
-    /// on top).
+    /// Brings a client back online (call under the commit lock, with the current state):
+    /// each of its views is brought to its result on the current state (its pending batches
+    /// still shown on top) in one step, as the SDK's resumed targets are: what others
+    /// committed meanwhile, and for a view started offline on the cache alone, what the
+    /// cache did not hold. Costs one re-run of each of the client's views.
     func setOnline(_ client: ListenClientID, state: DatabaseState) {
         registry.withLock { r in
             let owner = client.rawValue
-            guard let offline = r.clients[owner]?.offline else { return }
+            guard r.clients[owner]?.offline != nil else { return }
             r.clients[owner]!.offline = nil
             r.offlineClients.remove(owner)
             activity.wrappingSubtract(1, ordering: .releasing)
             let c = r.clients[owner]!
-            guard !c.targets.isEmpty, !offline.missed.isEmpty else { return }
-            var routed = Routed()
-            for key in offline.missed {
-                let before = offline.base.documents[key]?.document, after = state.documents[key]?.document
-                if before == after { continue }
-                let entry = ChangeSet.Entry(key: key, before: before, after: after)
-                let probe = ChangeSet.Entry(key: key, before: c.overlay.document(key, over: before),
-                                            after: c.overlay.document(key, over: after))
-                routed.add(entry, probes: [entry, probe], routing: r.routing, only: c.targets)
+            guard !c.targets.isEmpty else { return }
+            let local = c.overlay.isEmpty ? state : c.overlay.applied(to: state)
+            let pending = c.overlay.paths
+            for id in c.targets.sorted() {
+                guard let sink = r.targets[id]?.sink,
+                      var snapshot = r.targets[id]!.view.resync(to: local, commitTime: state.readTime) else { continue }
+                let view = r.targets[id]!.view
+                let mutated = pending.filter { view.contains($0) }
+                r.targets[id]!.mutated = mutated
+                snapshot.mutatedKeys = mutated
+                sink(snapshot)
             }
-            Self.apply(routed, in: &r, commitTime: state.readTime, state: state, before: [:])
         }
     }
 
@@ -269,14 +270,9 @@ final class ListenerHub: Sendable {
                 before[owner] = shown
                 if r.clients[owner]!.overlay.isEmpty { r.pendingClients.remove(owner) }
             }
-            // Offline clients' targets get nothing; the documents are noted for later.
+            // Offline clients' targets get nothing (brought up to date by `setOnline`).
             var offlineTargets: Set<Int> = []
-            if !r.offlineClients.isEmpty {
-                for id in r.offlineClients {
-                    r.clients[id]!.offline!.missed.formUnion(changes.entries.lazy.map(\.key))
-                    offlineTargets.formUnion(r.clients[id]!.targets)
-                }
-            }
+            for id in r.offlineClients { offlineTargets.formUnion(r.clients[id]!.targets) }
             // A commit that is not a client's own supersedes its pending writes to the
             // documents it changed (LocalOverlay.supersede); not while the client is offline
             // (its writes are not committed yet).

@@ -81,12 +81,13 @@ struct QueryView: Sendable {
                 e.before.map { matcher.matchesIgnoringCursors($0) } ?? false || e.after.map { matcher.matchesIgnoringCursors($0) } ?? false
             }
             guard affected else { return nil }
-            return snapshot(replacingWith: rerun(), previous: previous, commitTime: commitTime)
+            return snapshot(replacingWith: rerun(), previous: previous, commitTime: commitTime,
+                            successor: Self.successors(entries, rerunState ?? { state }))
         }
 
         let matcher = Matcher(scope: scope, state: state)
         // Per document: its entry before this commit (nil = absent) and after (so far).
-        var net: [ResourcePath: (old: ViewEntry?, new: ViewEntry?)] = [:]
+        var net: [ResourcePath: (old: ViewEntry?, new: ViewEntry?, after: Document?)] = [:]
         for e in entries {
             let path = e.key.path
             let old = members[path]
@@ -98,7 +99,7 @@ struct QueryView: Sendable {
             if old == nil && new == nil { continue }
             if let old { list.remove(old, order); members[path] = nil }
             if let new { list.insert(new, order); members[path] = new }
-            net[path] = (old, new)
+            net[path] = (old, new, e.after)
         }
         if net.isEmpty { return nil }
 
@@ -107,25 +108,52 @@ struct QueryView: Sendable {
                 while list.count > limit {
                     let dropped = list.removeLast()
                     members[dropped.path] = nil
-                    if let touched = net[dropped.path] { net[dropped.path] = (touched.old, nil) } else { net[dropped.path] = (dropped, nil) }
+                    if let touched = net[dropped.path] {
+                        net[dropped.path] = (touched.old, nil, touched.after)
+                    } else {
+                        net[dropped.path] = (dropped, nil, dropped.document)
+                    }
                 }
                 boundary = list.last
             } else if list.count < limit && boundary != nil {
                 // Documents beyond the old window may now belong in it.
-                return snapshot(replacingWith: rerun(), previous: previous, commitTime: commitTime)
+                return snapshot(replacingWith: rerun(), previous: previous, commitTime: commitTime,
+                                successor: Self.successors(entries, rerunState ?? { state }))
             } else if list.count == limit {
                 // Every match up to the old boundary is in the view, so its last entry is one.
                 boundary = list.last
             }
         }
-        let changes = net.values.compactMap { Self.change(old: $0.old, new: $0.new) }
+        let changes = net.values.compactMap { Self.change(old: $0.old, new: $0.new, successor: $0.after) }
         if changes.isEmpty { return nil }
         return ViewSnapshot(readTime: commitTime, isInitial: false, documents: list, previous: previous,
                             order: order, changes: sorted(changes))
     }
 
-    /// Replaces the view with a fresh result and reports the differences from `previous`.
-    private mutating func snapshot(replacingWith result: [ViewEntry], previous: RankedDocumentList, commitTime: Timestamp) -> ViewSnapshot? {
+    /// A re-run's removed documents' versions: the step's own entry when it has one, else
+    /// the document as `state` (the state re-run, built only when asked) holds it.
+    private static func successors(_ entries: [ChangeSet.Entry], _ state: @escaping () -> DatabaseState) -> (ResourcePath) -> Document? {
+        var after: [ResourcePath: Document?] = [:]
+        for e in entries { after[e.key.path] = .some(e.after) }
+        var built: DatabaseState?
+        return { path in
+            if let known = after[path] { return known }
+            if built == nil { built = state() }
+            return built!.document(path)
+        }
+    }
+
+    /// Brings the view to `state`'s result at once (a client back online: the SDK's resumed
+    /// target), reporting the differences; nil when none. `state` holds `requiredIndexes`.
+    mutating func resync(to state: DatabaseState, commitTime: Timestamp) -> ViewSnapshot? {
+        if case .query(let q) = scope, q.query.limit == 0 { return nil }
+        return snapshot(replacingWith: run(state), previous: list, commitTime: commitTime, successor: { state.document($0) })
+    }
+
+    /// Replaces the view with a fresh result and reports the differences from `previous`;
+    /// `successor` gives a removed document's version after the step.
+    private mutating func snapshot(replacingWith result: [ViewEntry], previous: RankedDocumentList, commitTime: Timestamp,
+                                   successor: (ResourcePath) -> Document?) -> ViewSnapshot? {
         var before: [ResourcePath: ViewEntry] = [:]
         before.reserveCapacity(previous.count)
         for e in previous.entries { before[e.path] = e }
@@ -138,17 +166,17 @@ struct QueryView: Sendable {
                 changes.append(ViewChange(kind: .added, old: nil, new: new))
             }
         }
-        for old in before.values { changes.append(ViewChange(kind: .removed, old: old, new: nil)) }
+        for old in before.values { changes.append(ViewChange(kind: .removed, old: old, new: nil, successor: .some(successor(old.path)))) }
         if changes.isEmpty { return nil }
         return ViewSnapshot(readTime: commitTime, isInitial: false, documents: list, previous: previous,
                             order: order, changes: sorted(changes))
     }
 
-    private static func change(old: ViewEntry?, new: ViewEntry?) -> ViewChange? {
+    private static func change(old: ViewEntry?, new: ViewEntry?, successor: Document?) -> ViewChange? {
         switch (old, new) {
         case (nil, nil): return nil
         case (nil, let n?): return ViewChange(kind: .added, old: nil, new: n)
-        case (let o?, nil): return ViewChange(kind: .removed, old: o, new: nil)
+        case (let o?, nil): return ViewChange(kind: .removed, old: o, new: nil, successor: .some(successor))
         case (let o?, let n?): return o.document == n.document ? nil : ViewChange(kind: .modified, old: o, new: n)
         }
     }

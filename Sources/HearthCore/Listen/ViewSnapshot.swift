@@ -7,10 +7,25 @@ public struct ViewChange: Sendable {
     let old: ViewEntry?
     /// The document as the view holds it now (nil for `.removed`).
     let new: ViewEntry?
+    /// For `.removed`: the document's version after the step that removed it (`.some(nil)`:
+    /// deleted; a version that no longer matches, or one pushed out of a limit window) as
+    /// the step delivered it, which is what a client's cache records (the SDK's cache gets
+    /// that version from Watch with the removal). nil when not known.
+    let successor: Document??
+
+    init(kind: Kind, old: ViewEntry?, new: ViewEntry?, successor: Document?? = nil) {
+        self.kind = kind
+        self.old = old
+        self.new = new
+        self.successor = successor
+    }
 
     /// The new version, or for `.removed` the version that left.
     public var document: Document { (new ?? old)!.document }
     public var oldDocument: Document? { old?.document }
+    /// For `.removed`: the document's version after the step (nil inside: deleted); nil
+    /// when the view does not know it.
+    public var departedVersion: Document?? { successor }
 }
 
 /// A change with the positions the Firebase SDK reports for it (`DocumentChange`).

@@ -47,6 +47,10 @@ public struct Document: Sendable, Hashable {
             || (a.path == b.path && a.fields == b.fields && a.createTime == b.createTime && a.updateTime == b.updateTime)
     }
 
+    /// Whether both are the same stored version (one object, so the same path, fields and
+    /// times): a pointer compare, where `==` of two different objects compares their fields.
+    public func isIdentical(to other: Document) -> Bool { storage === other.storage }
+
     public func hash(into hasher: inout Hasher) {
         hasher.combine(path)
         hasher.combine(fields)

@@ -83,3 +83,26 @@ public struct DatabaseState: Sendable {
 public struct DatabaseSnapshot: Sendable {
     public let state: DatabaseState
 }
+
+extension DatabaseState {
+    /// A state holding exactly `documents` (each at its own update time, no history), as of
+    /// `readTime`: what an SDK instance's cache holds, for views and reads that see only
+    /// that (`Database.setListenClientOffline(_:_:holding:)`). Indexes are materialised on
+    /// demand by whoever reads them. O(n log n).
+    public static func holding(_ documents: some Sequence<Document>, database: DatabaseID, readTime: Timestamp) -> DatabaseState {
+        var map = PersistentSortedMap<DocumentKey, DocumentVersion>()
+        var count = 0
+        for doc in documents {
+            let previous = map.updateValue(DocumentVersion(document: doc, since: doc.updateTime, older: nil), forKey: DocumentKey(doc.path))
+            if previous == nil { count += 1 }
+        }
+        return DatabaseState(database: database, readTime: readTime, documents: map, documentCount: count)
+    }
+}
+
+extension Document {
+    /// Whether this is a client's local version (a pending write applied by
+    /// `Write.applyLocally`, whose update time has an odd nanosecond count) rather than one
+    /// the database committed (commit times are whole microseconds).
+    public var isLocalVersion: Bool { updateTime.nanos & 1 == 1 }
+}

@@ -109,9 +109,13 @@ struct CacheReadTests {
         let r = vc.document("a").addSnapshotListener { _, _ in }
         await viewer.waitUntilIdle()
         #expect(try await vc.document("a").getDocument(source: .cache).get("n") as? Int == 3)
-        r.remove()
-        // The cache serves the current committed version of what it holds (Hearth is always online).
+        // While the listener listens, what it receives reaches the cache.
         try await c.document("a").setData(["n": 4])
+        await viewer.waitUntilIdle()
+        #expect(try await vc.document("a").getDocument(source: .cache).get("n") as? Int == 4)
+        r.remove()
+        // Once it stopped, the cache keeps the version it last received, as the SDK's does.
+        try await c.document("a").setData(["n": 5])
         #expect(try await vc.document("a").getDocument(source: .cache).get("n") as? Int == 4)
     }
 
