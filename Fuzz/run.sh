@@ -60,6 +60,8 @@ for t in "${targets[@]}"; do
     mkdir -p "$work" "$findings"
     seeds=()
     [ -d "Fuzz/corpus/$t" ] && seeds=("Fuzz/corpus/$t")
+    # Every earlier finding is replayed first, under the same limits.
+    [ -d "Fuzz/regressions/$t" ] && seeds+=("Fuzz/regressions/$t")
     extra=()
     [ -n "${FUZZ_SEED:-}" ] && extra+=("-seed=$FUZZ_SEED")
     [ -f "Fuzz/dict/$t.dict" ] && extra+=("-dict=Fuzz/dict/$t.dict")
@@ -80,7 +82,8 @@ for t in "${targets[@]}"; do
         echo "$(( $(date +%s) - start )) 0" >"$timing"
     fi
     status=$?
-    cpu=$(awk 'NR==1 {printf "%.0f", $1 + $2}' "$timing" 2>/dev/null || echo 0)
+    # (GNU time writes "Command exited with non-zero status N" before the figures.)
+    cpu=$(awk 'END {printf "%.0f", $1 + $2}' "$timing" 2>/dev/null || echo 0)
     execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
     cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "/" $4}')
     corpus=$(ls "$work" | wc -l)
@@ -92,9 +95,14 @@ for t in "${targets[@]}"; do
             one=$(awk 'NR==1 {print ($1 + $2 > 1) ? "hang" : "load"}' "$timing.one")
             if [ "$one" = load ]; then mkdir -p "$findings/load"; mv "$f" "$findings/load/"; slow_load=$((slow_load + 1)); fi
         done
+        # A single allocation over the limit (libFuzzer's "out-of-memory (malloc(N))") is a
+        # finding however little of it is touched: the input asked for that much. Only an
+        # input that, alone, allocates within the limit and peaks under 256 MiB is load.
         for f in $(find "$findings" -maxdepth 1 -type f -name 'oom-*' -newer "$timing.start"); do
-            HEARTH_FUZZ_TARGET=$t /usr/bin/time -f '%M' -o "$timing.one" "$binary" -runs=1 -rss_limit_mb=4096 "$f" >/dev/null 2>&1
-            if [ "$(tail -1 "$timing.one")" -le $((256 * 1024)) ]; then mkdir -p "$findings/load"; mv "$f" "$findings/load/"; slow_load=$((slow_load + 1)); fi
+            if HEARTH_FUZZ_TARGET=$t /usr/bin/time -f '%M' -o "$timing.one" "$binary" -runs=1 -rss_limit_mb=4096 -malloc_limit_mb=256 "$f" >/dev/null 2>&1 \
+                && [ "$(tail -1 "$timing.one")" -le $((256 * 1024)) ]; then
+                mkdir -p "$findings/load"; mv "$f" "$findings/load/"; slow_load=$((slow_load + 1))
+            fi
         done
     fi
     after=$(find "$findings" -maxdepth 1 -type f | wc -l)
