@@ -257,11 +257,17 @@ final class ListenSession: StreamSession, @unchecked Sendable {
         while !finished {
             if taken == nil {
                 do throws(FirestoreError) {
+                    let backlog = pendingHead < pending.count
                     guard try pump() else {
                         call.flush()
                         call.whenWritable { [self] in schedule() }
                         return
                     }
+                    // What the backlog sent goes out now: with no event behind it, nothing
+                    // else would flush it, and a client that caught up would wait for the
+                    // next commit (a WebChannel back channel re-opened while this ran got
+                    // only what was there before).
+                    if backlog { call.flush() }
                 } catch {
                     finished = true
                     call.finish(error)

@@ -198,14 +198,7 @@ import Testing
         limits.maxRetainedBytes = 16 * 1024
         let server = try EmulatorServer(host: "127.0.0.1", port: 0, webChannelLimits: limits)
         defer { server.stop() }
-        let c = WebChannelTestClient(port: server.port, stream: "Listen")
-        try c.open(Self.queryTarget(2, collection: "slow"))
-        // No back channel yet: every commit's change waits in the session.
-        let padding = String(repeating: "x", count: 1000)
-        let rest = try RawHTTPClient(port: server.port)
-        for i in 0..<200 {
-            #expect(rest.request("PATCH", "\(Self.rest)/slow/d\(i % 50)", body: #"{"fields":{"i":{"integerValue":"\#(i)"},"p":{"stringValue":"\#(padding)"}}}"#)?.status == 200)
-        }
+        let c = try Self.listenerBehind(on: server)
         let session = try #require(server.webChannel.session(c.sid))
         // Held to the bound (plus the one message that crossed it), not 200 KB of changes.
         #expect(session.retained <= limits.maxRetainedBytes + 2 * 1024)
@@ -217,14 +210,56 @@ import Testing
             try c.openBackChannel(longPoll: true)
             let got: [JSON]
             do { got = try c.receive(1) } catch { Issue.record("\(error)"); break }
-            for m in got {
-                if let d = m["documentChange"]?["document"], let name = d["name"]?.stringValue {
-                    latest[name] = d["fields"]?["i"]?["integerValue"]?.stringValue
-                }
-            }
-            done = (150..<200).allSatisfy { latest["\(Self.documents)/slow/d\($0 % 50)"] == "\($0)" }
+            done = Self.caughtUp(got, &latest)
         }
         #expect(done, "\(latest.sorted { $0.key < $1.key }.map { "\($0.key.split(separator: "/").last!)=\($0.value)" })")
+    }
+
+    /// The same backlog read on one streaming back channel, acknowledged by forward POSTs
+    /// (`AID`): each acknowledgement lets the session's pending changes through, and they go
+    /// out at once. They used to be queued without a flush when no later event followed, so
+    /// the client waited for a commit that never came (seen under load as the last writes
+    /// missing: which of the back channel's push and the session's drain ran first decided).
+    @Test func aBacklogLetThroughByAnAcknowledgementGoesOutAtOnce() throws {
+        var limits = WebChannelLimits()
+        limits.maxRetainedBytes = 16 * 1024
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, webChannelLimits: limits)
+        defer { server.stop() }
+        let c = try Self.listenerBehind(on: server)
+        try c.openBackChannel(longPoll: false)
+        var latest: [String: String] = [:]
+        var done = false
+        for _ in 0..<400 where !done {
+            let got: [JSON]
+            do { got = try c.receive(1) } catch { Issue.record("\(error)"); break }
+            done = Self.caughtUp(got, &latest)
+            if !done { _ = try c.post([]) }
+        }
+        #expect(done, "\(latest.sorted { $0.key < $1.key }.map { "\($0.key.split(separator: "/").last!)=\($0.value)" })")
+    }
+
+    /// A Listen session on `slow` with no back channel yet, while 200 writes of ~1 KB go to
+    /// its 50 documents: every change waits in the session, past its retained-bytes bound.
+    static func listenerBehind(on server: EmulatorServer) throws -> WebChannelTestClient {
+        let c = WebChannelTestClient(port: server.port, stream: "Listen")
+        try c.open(queryTarget(2, collection: "slow"))
+        let padding = String(repeating: "x", count: 1000)
+        let rest = try RawHTTPClient(port: server.port)
+        for i in 0..<200 {
+            #expect(rest.request("PATCH", "\(Self.rest)/slow/d\(i % 50)", body: #"{"fields":{"i":{"integerValue":"\#(i)"},"p":{"stringValue":"\#(padding)"}}}"#)?.status == 200)
+        }
+        return c
+    }
+
+    /// Records each document change of `got` in `latest`; whether every `slow` document now
+    /// shows its last write.
+    static func caughtUp(_ got: [JSON], _ latest: inout [String: String]) -> Bool {
+        for m in got {
+            if let d = m["documentChange"]?["document"], let name = d["name"]?.stringValue {
+                latest[name] = d["fields"]?["i"]?["integerValue"]?.stringValue
+            }
+        }
+        return (150..<200).allSatisfy { latest["\(documents)/slow/d\($0 % 50)"] == "\($0)" }
     }
 
     // MARK: Write
