@@ -167,8 +167,9 @@ struct DocumentService {
             if showMissing { throw .invalidArgument("show_missing cannot be combined with order_by.") }
             var query = StructuredQuery(parent: collection.parent, collectionID: collection.lastSegment)
             query.orderBy = orderBy
-            if needed < .max { query.limit = needed }
+            // Rules see the listing as asked (no limit of ours in `request.query`).
             try rules.checkQuery(query, in: db.state())
+            if needed < .max { query.limit = needed }
             entries = try db.runQuery(query, readTime: readTime).documents.map { .document($0) }
         } else {
             let s = try readTime.map { t throws(FirestoreError) in try db.state(readTime: t) } ?? db.state()
