@@ -59,14 +59,16 @@ enum WebChannelWire {
 
     /// An `application/x-www-form-urlencoded` body or query string as name → value (the
     /// last of a repeated name wins); nil when its percent-encoding is malformed.
-    static func form<S: StringProtocol>(_ text: S) -> [String: String]? {
+    static func form<S: StringProtocol>(_ text: S) -> [String: String]? { form(utf8: text.utf8) }
+
+    static func form<C: Collection<UInt8>>(utf8 bytes: C) -> [String: String]? {
         var out: [String: String] = [:]
-        for part in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let eq = part.firstIndex(of: "=")
+        for part in bytes.split(separator: 38, omittingEmptySubsequences: true) {    // &
+            let eq = part.firstIndex(of: 61)                                          // =
             let rawName = eq.map { part[..<$0] } ?? part[...]
-            let rawValue = eq.map { part[part.index(after: $0)...] } ?? ""
-            guard let name = PercentDecoding.decode(Substring(rawName), plusIsSpace: true),
-                  let value = PercentDecoding.decode(Substring(rawValue), plusIsSpace: true) else { return nil }
+            let rawValue = eq.map { part[part.index(after: $0)...] } ?? part[part.endIndex...]
+            guard let name = PercentDecoding.decode(utf8: rawName, plusIsSpace: true),
+                  let value = PercentDecoding.decode(utf8: rawValue, plusIsSpace: true) else { return nil }
             out[name] = value
         }
         return out
