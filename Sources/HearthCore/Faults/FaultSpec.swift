@@ -25,9 +25,11 @@ extension FaultRule {
     }
 
     /// Reads the JSON form: an object with the same keys (numbers as numbers or strings,
-    /// flags as `true`).
-    public static func parse(json: JSON) throws(FirestoreError) -> FaultRule {
-        guard case .object(let members) = json else { throw .invalidArgument("A fault is a JSON object (docs/faults.md).") }
+    /// flags as `true`). `form` names it in errors (`fault 2 of 3` for one of a list).
+    public static func parse(json: JSON, form: String = "fault") throws(FirestoreError) -> FaultRule {
+        guard case .object(let members) = json else {
+            throw .invalidArgument("In the \(form): a fault is a JSON object of keys such as method, error and times.")
+        }
         var pairs: [(String, String?)] = []
         for (key, value) in members {
             switch value {
@@ -35,10 +37,10 @@ extension FaultRule {
             case .number(let n): pairs.append((key, n))
             case .bool(true): pairs.append((key, nil))
             case .bool(false), .null: continue
-            case .array, .object: throw .invalidArgument("Fault field \"\(key)\" must be a string, a number or true.")
+            case .array, .object: throw .invalidArgument("In the \(form): \(key) must be a string, a number or true.")
             }
         }
-        return try parse(pairs: pairs, form: "fault")
+        return try parse(pairs: pairs, form: form)
     }
 
     private static func parse(pairs: [(String, String?)], form: String) throws(FirestoreError) -> FaultRule {
@@ -114,7 +116,7 @@ extension FaultRule {
             throw .invalidArgument("In the \(form): seed goes with probability.")
         }
         rule.schedule = schedule ?? .always
-        try rule.validate()
+        do { try rule.validate() } catch { throw .invalidArgument("In the \(form): \(error.message)") }
         return rule
     }
 

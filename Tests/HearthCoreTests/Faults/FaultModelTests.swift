@@ -33,6 +33,8 @@ import Testing
         #expect(problem("reset,once,always").contains("one of once"))
         #expect(problem("reset,colour=red").contains("unknown key 'colour'"))
         #expect(problem("delay=-1").contains("between 0"))
+        // Every refusal names the rule it is about, the model's checks included.
+        #expect(problem("reset,times=0").hasPrefix("In the fault spec 'reset,times=0': times must"))
     }
 
     @Test func timesRulesAreUsedUpAndDisarm() throws {

@@ -313,6 +313,10 @@ import Testing
             #expect(bad.status == 400 && bad.text.contains("Listen or Write"))
             #expect(client.request("POST", base, body: #"{"method":"Nope","error":"UNAVAILABLE"}"#)?.text.contains("unknown method") == true)
             #expect(client.request("POST", base, body: #"{"project":"other","reset":true}"#)?.status == 400)
+            // In a list, the refusal says which rule, and none of the list is added.
+            let second = try #require(client.request("POST", base, body: #"{"faults":[{"error":"ABORTED"},{"error":"ABORTED","times":0}]}"#))
+            #expect(second.status == 400 && second.text.contains("In the fault 2 of 2: times must be at least 1"))
+            #expect(client.request("GET", base)?.json?["faults"]?.arrayValue?.isEmpty == true)
         }
     }
 

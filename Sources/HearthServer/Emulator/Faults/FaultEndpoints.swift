@@ -21,8 +21,8 @@ extension EmulatorAPI {
             let body = try JSONRequestBody.parse(request)
             let items = body["faults"]?.arrayValue ?? [body]
             var rules: [FaultRule] = []
-            for item in items {
-                var rule = try FaultRule.parse(json: item)
+            for (i, item) in items.enumerated() {
+                var rule = try FaultRule.parse(json: item, form: items.count == 1 ? "fault" : "fault \(i + 1) of \(items.count)")
                 if let p = rule.project, p != project {
                     throw .invalidArgument("The fault names project \(p), the URL project \(project).")
                 }
