@@ -352,18 +352,6 @@ final class LocalCache: Sendable {
         state.withLock { $0.queries[query] != nil }
     }
 
-    /// Whether the cache holds any of `documents` as existing. Stops at the first.
-    func holdsAny(_ documents: some Sequence<Document>) -> Bool {
-        state.withLock { s in
-            // Unfolded receipts hold only existing documents, so a document the map holds as
-            // existing is held whatever they say: fold only when the map alone says no.
-            if documents.contains(where: { s.documents[DocumentKey($0.path)]?.document != nil }) { return true }
-            guard s.unfolded > 0 else { return false }
-            s.foldAll()
-            return documents.contains { s.documents[DocumentKey($0.path)]?.document != nil }
-        }
-    }
-
     func namedQuery(_ name: String) -> BundleNamedQuery? {
         state.withLock { $0.namedQueries[name] }
     }

@@ -42,6 +42,8 @@ final class LocalView: Sendable {
     private let undelivered = Atomic<Int>(0)
     static let maxUnacknowledged = 256
     let cache: LocalCache
+    /// The watch stream's online state under Listen faults (`Firestore.watchStreamFailed`).
+    let watch = WatchStream()
 
     init(database: Database) {
         self.database = database
@@ -97,24 +99,65 @@ final class LocalView: Sendable {
         }
     }
 
-    /// Whether a listener of `target` starts from results the instance already holds, as
-    /// the SDK's first snapshot comes from its cache (`QueryListener::ShouldRaiseInitialEvent`:
-    /// the cached view has documents, or the target has cached results): for documents, one
-    /// of them exists in the cache or is written by a pending write; for a query, the query
-    /// was read or listened to before. (A query whose first result holds a cached document is found
-    /// when that result is known: `LocalCache.holdsAny`.) Call before the target is recorded.
-    func holdsCachedResults(for target: ListenTarget) -> Bool {
+    /// Whether the instance listens to more than one target (one of them a listener's that
+    /// is starting): the others keep the watch stream Online.
+    var listensToOtherTargets: Bool { activeTargets.withLock { $0.count > 1 } }
+
+    /// What a Listen request for every target the instance listens to names (a target's
+    /// documents, or its query's collection): what a reconnected stream sends again.
+    func activeTargetPaths() -> [ResourcePath] {
+        activeTargets.withLock { t in
+            t.keys.flatMap { target -> [ResourcePath] in
+                switch target {
+                case .documents(let paths): paths
+                case .query(let query): [query.collectionPath]
+                }
+            }
+        }
+    }
+
+    /// A listener's view of its target built from the cache alone, as the SDK's `View`
+    /// starts from its local documents (the cached versions, which may be older than the
+    /// server's, with the instance's pending writes on top): for documents, each one the
+    /// cache holds as existing or a pending write shows; for a query, the cached documents
+    /// matching it, in its order, after its limit (`LocalCache.documents(matching:)`: one
+    /// scan of the cache). `hasCachedResults`: the query was read or listened to before
+    /// (the SDK keeps such a target with a resume token). Call online, before the target's
+    /// first result goes into the cache.
+    struct CachedView: Sendable {
+        let documents: [Document]
+        let mutated: Set<ResourcePath>
+        let hasCachedResults: Bool
+
+        /// Itself when `ShouldRaiseInitialEvent` raises it (it holds documents, the target
+        /// has cached results, or the client is Offline), else nil.
+        func raisedFirst(offline: Bool) -> CachedView? {
+            !documents.isEmpty || hasCachedResults || offline ? self : nil
+        }
+    }
+
+    func cachedView(for target: ListenTarget) -> CachedView {
         switch target {
         case .documents(let paths):
-            return paths.contains { path in
+            var documents: [Document] = [], mutated = Set<ResourcePath>()
+            for path in paths {
                 let key = DocumentKey(path)
-                if pendingDocument(key) != nil { return true }
-                // A document the cache holds as missing gives the SDK's view no document.
-                if case .document(let held?) = cache.lookup(key) { return held.path == path }
-                return false
+                if let local = pendingDocument(key) {
+                    if let doc = local.document {
+                        documents.append(doc)
+                        mutated.insert(path)
+                    }
+                } else if case .document(let held?) = cache.lookup(key), held.path == path {
+                    // A document the cache holds as missing gives the view no document.
+                    documents.append(held)
+                }
             }
+            return CachedView(documents: documents, mutated: mutated, hasCachedResults: false)
         case .query(let query):
-            return cache.hasRecorded(query)
+            let (state, pending) = localState()
+            let documents = (try? cache.documents(matching: query, local: state, pending: pending)) ?? []
+            let mutated = pending.isEmpty ? [] : Set(documents.lazy.map(\.path).filter { pending.contains($0) })
+            return CachedView(documents: documents, mutated: mutated, hasCachedResults: cache.hasRecorded(query))
         }
     }
 
@@ -315,7 +358,7 @@ final class LocalView: Sendable {
         syncObservers.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    private func notifySync(_ event: SyncEvent) {
+    func notifySync(_ event: SyncEvent) {
         for observer in syncObservers.withLock({ Array($0.values) }) { observer(event) }
     }
 
@@ -347,10 +390,13 @@ final class LocalView: Sendable {
             guard n.offline else { return ([], []) }
             // The listeners' queues get `.online` before the catch-up's snapshots, and
             // `.settled` after them: the catch-up is raised as in sync, as the SDK raises a
-            // resumed target's changes with its CURRENT.
-            notifySync(.online)
+            // resumed target's changes with its CURRENT. While the watch stream is failing
+            // (Listen faults) they stay out of sync until it comes back
+            // (`Firestore.reconnectWatch`).
+            let inSync = !watch.isDown
+            if inSync { notifySync(.online) }
             database.setListenClientOffline(id, false)
-            notifySync(.settled)
+            if inSync { notifySync(.settled) }
             var flushed: [(QueuedWrite, Result<CommitResult, FirestoreError>)] = []
             for q in n.queued {
                 do throws(FirestoreError) {
