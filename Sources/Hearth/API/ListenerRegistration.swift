@@ -59,9 +59,9 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// raised alone, with metadata changes.
     ///
     /// Online, a listener that sends its own target (no other listener of the instance
-    /// watches it) first builds its view from the cache (`LocalView.cachedView`: the
-    /// versions the instance received, which may be older than the server's, with its
-    /// pending writes) and raises it with `isFromCache == true` when the SDK's
+    /// watches it) first builds its view from the cache (`LocalView.cachedView`,
+    /// `LocalCache.startView`: the versions the instance received, which may be older than
+    /// the server's, with its pending writes) and raises it with `isFromCache == true` when the SDK's
     /// `QueryListener::ShouldRaiseInitialEvent` would (core/query_listener.cc): it holds
     /// documents, or the query has cached results, or the client is Offline (its watch
     /// stream failed, `WatchStream`). Then the server's result follows as one step from it
@@ -112,12 +112,19 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
         // The view from the cache, raised first (ShouldRaiseInitialEvent) — not for a target
         // another listener shares (its view is in sync) nor offline (the engine's offline
         // base is the cache already).
-        let cachedStart: LocalView.CachedView? = if !sharesTarget && !offline {
-            firestore.local.cachedView(for: listenTarget).raisedFirst(offline: streamDown)
+        let cache = firestore.local.cache
+        let fromCacheFirst = !sharesTarget && !offline
+        // A document target's cached view (lookups, before the listen); a query's is built
+        // from its first result (`LocalCache.startView`), raised also when it has cached
+        // results (read or listened to before: the SDK keeps such a target with a resume
+        // token), or when the client is Offline.
+        let cachedDocuments: LocalView.CachedView? = if fromCacheFirst, case .documents(let paths) = listenTarget {
+            firestore.local.cachedView(of: paths)
         } else {
             nil
         }
-        let cache = firestore.local.cache
+        let hasCachedResults = if fromCacheFirst, case .query(let query) = listenTarget { cache.hasRecorded(query) } else { false }
+        let database = firestore.database.id
         // A document listener started online learns that its missing documents are missing
         // (the SDK's cache records a NoDocument from Watch); offline it learns nothing.
         let missingPaths: [ResourcePath] = if !offline, case .documents(let paths) = listenTarget { paths } else { [] }
@@ -139,22 +146,35 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             let client = firestore.local.listenerStarted()
             do throws(FirestoreError) {
                 let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
+                    // The view from the cache, taken before the first result goes into it.
+                    var first: (documents: [Document], mutated: Set<ResourcePath>, same: Bool)?
+                    if snapshot.isInitial && fromCacheFirst {
+                        if let cachedDocuments {
+                            first = (cachedDocuments.documents, cachedDocuments.mutated, false)
+                        } else if let listenedQuery {
+                            let view = cache.startView(of: listenedQuery, result: snapshot.documents, mutated: snapshot.mutatedKeys, database: database)
+                            first = (view.documents, snapshot.mutatedKeys, view.sameAsResult)
+                        }
+                        // ShouldRaiseInitialEvent: documents, cached results, or Offline.
+                        if let f = first, f.documents.isEmpty && !hasCachedResults && !streamDown { first = nil }
+                    }
                     cache.record(snapshot, query: listenedQuery, missingPaths: snapshot.isInitial ? missingPaths : [], holdingResultsFor: holder)
-                    let fromCacheFirst = snapshot.isInitial ? cachedStart : nil
+                    let cachedFirst = first
                     deliver { [self] in
                         if includeMetadataChanges { lastView = snapshot }
-                        if let cached = fromCacheFirst {
-                            // Built here, off the commit lock: O(k log k) in the cached view.
-                            let first = snapshot.initial(with: cached.documents, mutatedKeys: cached.mutated)
-                            _ = events.accept(first)
+                        if let cached = cachedFirst {
+                            // Built here, off the commit lock: O(k log k) in the cached view,
+                            // nothing when it is the server's result itself.
+                            let shown = cached.same ? snapshot : snapshot.initial(with: cached.documents, mutatedKeys: cached.mutated)
+                            _ = events.accept(shown)
                             raised = true
                             unsettled = false
-                            onSnapshot(first, [], true)
-                            let step = snapshot.step(from: first)
+                            onSnapshot(shown, [], true)
+                            let step = cached.same ? snapshot.unchanged() : snapshot.step(from: shown)
                             if let previousMutated = events.accept(step) {
                                 onSnapshot(step, previousMutated, fromCache)
                             } else if includeMetadataChanges && !fromCache {
-                                onSnapshot(step, first.mutatedKeys, false)
+                                onSnapshot(step, shown.mutatedKeys, false)
                             }
                             return
                         }

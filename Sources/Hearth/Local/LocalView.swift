@@ -116,49 +116,31 @@ final class LocalView: Sendable {
         }
     }
 
-    /// A listener's view of its target built from the cache alone, as the SDK's `View`
-    /// starts from its local documents (the cached versions, which may be older than the
-    /// server's, with the instance's pending writes on top): for documents, each one the
-    /// cache holds as existing or a pending write shows; for a query, the cached documents
-    /// matching it, in its order, after its limit (`LocalCache.documents(matching:)`: one
-    /// scan of the cache). `hasCachedResults`: the query was read or listened to before
-    /// (the SDK keeps such a target with a resume token). Call online, before the target's
-    /// first result goes into the cache.
+    /// A document listener's view built from the cache alone, as the SDK's `View` starts
+    /// from its local documents: each document the cache holds as existing (the version
+    /// received, which may be older than the server's) or a pending write shows. A query
+    /// listener's is built from its first result (`LocalCache.startView`). Call online,
+    /// before the target's first result goes into the cache.
     struct CachedView: Sendable {
         let documents: [Document]
         let mutated: Set<ResourcePath>
-        let hasCachedResults: Bool
-
-        /// Itself when `ShouldRaiseInitialEvent` raises it (it holds documents, the target
-        /// has cached results, or the client is Offline), else nil.
-        func raisedFirst(offline: Bool) -> CachedView? {
-            !documents.isEmpty || hasCachedResults || offline ? self : nil
-        }
     }
 
-    func cachedView(for target: ListenTarget) -> CachedView {
-        switch target {
-        case .documents(let paths):
-            var documents: [Document] = [], mutated = Set<ResourcePath>()
-            for path in paths {
-                let key = DocumentKey(path)
-                if let local = pendingDocument(key) {
-                    if let doc = local.document {
-                        documents.append(doc)
-                        mutated.insert(path)
-                    }
-                } else if case .document(let held?) = cache.lookup(key), held.path == path {
-                    // A document the cache holds as missing gives the view no document.
-                    documents.append(held)
+    func cachedView(of paths: [ResourcePath]) -> CachedView {
+        var documents: [Document] = [], mutated = Set<ResourcePath>()
+        for path in paths {
+            let key = DocumentKey(path)
+            if let local = pendingDocument(key) {
+                if let doc = local.document {
+                    documents.append(doc)
+                    mutated.insert(path)
                 }
+            } else if case .document(let held?) = cache.lookup(key), held.path == path {
+                // A document the cache holds as missing gives the view no document.
+                documents.append(held)
             }
-            return CachedView(documents: documents, mutated: mutated, hasCachedResults: false)
-        case .query(let query):
-            let (state, pending) = localState()
-            let documents = (try? cache.documents(matching: query, local: state, pending: pending)) ?? []
-            let mutated = pending.isEmpty ? [] : Set(documents.lazy.map(\.path).filter { pending.contains($0) })
-            return CachedView(documents: documents, mutated: mutated, hasCachedResults: cache.hasRecorded(query))
         }
+        return CachedView(documents: documents, mutated: mutated)
     }
 
     /// The document at `key` as the cache holds it (not its pending writes: `pendingDocument`).

@@ -73,14 +73,14 @@ struct CachedListenTests {
         r2.remove()
     }
 
-    @Test("the cached versions decide what matches: a document that matched when read and matches no more is shown from the cache, then removed; limits apply to the cached view (listen_spec_test.json \"Individual documents cannot revert\", its `visible == true` query)")
+    @Test("the cached versions decide what matches: a document the query returned that matches no more is shown from the cache, then removed; limits apply to the cached view (listen_spec_test.json \"Individual documents cannot revert\", its `visible == true` query)")
     func cachedVersionsDecideMatches() async throws {
         let db = localDB()
         let writer = db.authenticated(uid: "writer")
         for (id, v) in [("a", 1), ("b", 1), ("c", 1)] { try await writer.document("f/\(id)").setData(["visible": true, "v": v]) }
-        _ = try await db.collection("f").getDocuments()
-        try await writer.document("f/a").setData(["visible": false, "v": 1])
         let query = db.collection("f").whereField("visible", isEqualTo: true).limit(to: 2)
+        #expect(try await query.getDocuments().documents.map(\.documentID) == ["a", "b"])
+        try await writer.document("f/a").setData(["visible": false, "v": 1])
         let events = LocalEvents<QuerySnapshot>()
         let r = query.addSnapshotListener(events.add)
         await db.waitUntilIdle()
@@ -94,7 +94,7 @@ struct CachedListenTests {
         try await writer.document("g/a").setData(["v": 1])
         try await writer.document("g/b").setData(["v": 2])
         try await writer.document("g/c").setData(["v": 3])
-        _ = try await db.collection("g").getDocuments()
+        _ = try await db.collection("g").order(by: "v").limit(toLast: 2).getDocuments()
         try await writer.document("g/d").setData(["v": 4])
         let last = LocalEvents<QuerySnapshot>()
         let r2 = db.collection("g").order(by: "v").limit(toLast: 2).addSnapshotListener(last.add)
