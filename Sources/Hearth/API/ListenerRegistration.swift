@@ -156,7 +156,9 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
                             first = (view.documents, snapshot.mutatedKeys, view.sameAsResult)
                         }
                         // ShouldRaiseInitialEvent: documents, cached results, or Offline.
-                        if let f = first, f.documents.isEmpty && !hasCachedResults && !streamDown { first = nil }
+                        if let f = first, (f.same ? snapshot.documents.isEmpty : f.documents.isEmpty) && !hasCachedResults && !streamDown {
+                            first = nil
+                        }
                     }
                     cache.record(snapshot, query: listenedQuery, missingPaths: snapshot.isInitial ? missingPaths : [], holdingResultsFor: holder)
                     let cachedFirst = first

@@ -98,6 +98,26 @@ struct WatchStreamFaultTests {
         r.remove()
     }
 
+    @Test("disableNetwork and enableNetwork while the stream fails: the listeners stay out of sync until a retry connects (enableNetwork starts the streams again; the failing one fails again)")
+    func networkToggledWhileTheStreamFails() async throws {
+        let db = localDB()
+        db.faults.inject(.unavailable, on: .listen, times: nil)
+        let events = LocalEvents<DocumentSnapshot>()
+        let r = db.document("t/a").addSnapshotListener(includeMetadataChanges: true, listener: events.add)
+        await db.waitUntilIdle()
+        try await db.disableNetwork()
+        try await db.enableNetwork()
+        await db.waitUntilIdle()
+        #expect(!events.values.isEmpty && events.values.allSatisfy { $0.metadata.isFromCache })
+        let before = events.values.count
+        db.faults.clear()
+        await awaitCount(events, before + 1)
+        await db.waitUntilIdle()
+        #expect(events.values.count == before + 1)
+        #expect(events.values.last?.metadata.isFromCache == false)
+        r.remove()
+    }
+
     @Test("a listener removed while the stream fails, and an instance without listeners: the retry stops and nothing is raised")
     func retryWithoutListeners() async throws {
         let db = localDB()
