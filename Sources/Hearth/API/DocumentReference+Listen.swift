@@ -6,8 +6,9 @@ import HearthCore
 /// then one snapshot for each commit that changes it. This instance's own writes arrive
 /// first as they are issued, with `metadata.hasPendingWrites == true`, then as committed
 /// when the data changed (resolved server timestamps) or, with `includeMetadataChanges`,
-/// for the pending state alone (`LocalWriteEvents`). Online, listeners are in sync with the
-/// database (`metadata.isFromCache` is false); offline (`disableNetwork()`), from the cache.
+/// for the pending state alone (`LocalWriteEvents`). Online, a listener on a document
+/// the instance's cache holds raises the cached version first (`isFromCache`), then the
+/// server's (docs/local-view.md); offline (`disableNetwork()`), from the cache.
 extension DocumentReference {
     @discardableResult
     public func addSnapshotListener(_ listener: @escaping (DocumentSnapshot?, Error?) -> Void) -> ListenerRegistration {

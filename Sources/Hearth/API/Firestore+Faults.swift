@@ -13,7 +13,8 @@ public typealias FaultSchedule = HearthCore.FaultSchedule
 /// SDK sends for them: writes and batches `.commit` (a transaction's commit too),
 /// `getDocument()` `.getDocument` (the SDK's lookup is BatchGetDocuments: either name
 /// works), `getDocuments()` `.runQuery`, aggregations `.runAggregationQuery`, a listener's
-/// start `.listen` (its first snapshot then comes from the cache, as after a failed stream).
+/// Listen request `.listen` (a failed watch stream, which takes every listener of the
+/// instance out of sync when the client becomes Offline: `WatchStream`).
 ///
 /// ```swift
 /// db.faults.inject(.unavailable, on: .commit, times: 1)
@@ -108,26 +109,72 @@ extension Firestore {
 
     static let maxWriteAttempts = 100
 
-    /// A listener's Listen faults, met when it adds its target (by the target's documents or
-    /// its query's collection, as the server matches a Listen request). A delay waits (the
-    /// call returns later); any other effect — an error, a reset, a dropped stream or answer —
-    /// is a watch stream that failed before the target was current, which the SDK never
-    /// reports to the listener: it retries the stream, and its first failure marks the
-    /// client offline (firebase-ios-sdk Firestore/core/src/remote/online_state_tracker.cc,
-    /// kMaxWatchStreamFailures = 1), so the listener's first snapshot is raised from the
-    /// cache (core/query_listener.cc, ShouldRaiseInitialEvent) and the in-sync one follows
-    /// once the new stream has the target current. Returns whether the listener takes that
-    /// path (`SnapshotListener.start`: isFromCache, then, with metadata changes, in sync).
-    func listenFault(_ target: ListenTarget) -> Bool {
+    /// Whether a Listen request naming `paths` (a listener adding its target, or a
+    /// reconnected stream sending its targets again: by their documents or their query's
+    /// collection, as the server matches a Listen request) fails the watch stream. A delay
+    /// waits (on the caller: `addSnapshotListener` returns later); any other effect — an
+    /// error, a reset, a dropped stream or answer — is a failed stream, which the SDK never
+    /// reports to a listener: it opens the stream again. Each failed stream consumes one
+    /// firing of the rule. One relaxed atomic load while no fault is set.
+    func listenFault(_ paths: @autoclosure () -> [ResourcePath]) -> Bool {
         guard faults.injector.isArmed else { return false }
-        let paths: [ResourcePath] = switch target {
+        do throws(FirestoreError) {
+            return try faults.injector.before(project: database.id.project, database: database.id.database, method: .listen, paths: paths()) != nil
+        } catch {
+            return true
+        }
+    }
+
+    /// The paths a Listen request adding `target` names.
+    static func listenPaths(_ target: ListenTarget) -> [ResourcePath] {
+        switch target {
         case .documents(let paths): paths
         case .query(let query): [query.collectionPath]
         }
-        do throws(FirestoreError) {
-            return try faults.injector.before(project: database.id.project, database: database.id.database, method: .listen, paths: paths) != nil
-        } catch {
-            return true
+    }
+
+    /// The watch stream failed (a listener's Listen request met a fault): every listener of
+    /// the instance goes out of sync when the client becomes Offline (`WatchStream`), and
+    /// raises `isFromCache == true` with metadata changes. Call `reconnectWatch()` once the
+    /// failing listener has queued its first snapshot.
+    func watchStreamFailed() {
+        if local.watch.fail(hadListeners: local.listensToOtherTargets) && !local.isOffline { local.notifySync(.offline) }
+    }
+
+    /// Starts the stream's reconnection loop unless one runs (or the instance is offline:
+    /// `enableNetwork` starts it). The first attempt runs at once, on a background queue
+    /// (counted for `waitUntilIdle()`, so a one-time fault has recovered when it returns);
+    /// a failed attempt schedules the next with the SDK's backoff (1 s, then 1.5 times
+    /// longer, at most 60 s). An attempt sends the instance's targets again: it fails when
+    /// a Listen fault fires for them (consuming one firing), and otherwise brings the
+    /// listeners back in sync (`isFromCache == false` with metadata changes). The loop
+    /// holds the instance weakly: it ends with it.
+    func reconnectWatch() {
+        guard !local.isOffline, local.watch.beginReconnecting() else { return }
+        scheduleWatchAttempt(0)
+    }
+
+    private func scheduleWatchAttempt(_ n: Int) {
+        let delay = n == 0 ? 0 : min(pow(1.5, Double(n - 1)), 60)
+        let deliveries = listenerDeliveries
+        if n == 0 { deliveries.begin() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            self?.attemptWatchReconnection(n)
+            if n == 0 { deliveries.end() }
+        }
+    }
+
+    private func attemptWatchReconnection(_ n: Int) {
+        if local.isOffline || isTerminated { return local.watch.stopReconnecting() }
+        let paths = local.activeTargetPaths()
+        if !paths.isEmpty && listenFault(paths) {
+            watchStreamFailed()
+            return scheduleWatchAttempt(n + 1)
+        }
+        if local.watch.reconnected() || !paths.isEmpty {
+            // In-sync listeners ignore these; the out-of-sync ones raise their in-sync snapshot.
+            local.notifySync(.online)
+            local.notifySync(.settled)
         }
     }
 }

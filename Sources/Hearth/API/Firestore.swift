@@ -299,12 +299,15 @@ public final class Firestore: @unchecked Sendable {
     public func enableNetwork(completion: ((Error?) -> Void)? = nil) {
         ensureActive()
         local.enableNetwork(queue: callbackQueue)
+        // A watch stream that failed (Listen faults) is opened again now.
+        if local.watch.isDown { reconnectWatch() }
         if let completion = completion.map(sendable) { callbackQueue.async { completion(nil) } }
     }
 
     public func enableNetwork() async throws {
         ensureActive()
         local.enableNetwork(queue: callbackQueue)
+        if local.watch.isDown { reconnectWatch() }
     }
 
     /// Takes the instance offline, as the SDK's `disableNetwork()` (docs/local-view.md#offline):

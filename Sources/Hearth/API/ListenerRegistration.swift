@@ -58,14 +58,22 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
     /// snapshot is in sync, and when the catch-up raised nothing the in-sync snapshot is
     /// raised alone, with metadata changes.
     ///
-    /// Online, a listener that starts on results the instance already holds
-    /// (`LocalView.holdsCachedResults`, or a first query result holding a cached or pending
-    /// document) and that is the instance's only listener of its target raises its first
-    /// snapshot from the cache (`isFromCache == true`) and then, with metadata changes, the
-    /// server-confirmed one: the SDK's two first snapshots (FIRQueryTests
-    /// testQueriesCanRaiseInitialSnapshotFromCachedEmptyResults, FIRDatabaseTests
-    /// testDocumentSnapshotEvents_forChangeIncludingMetadata). Both hold the database's
-    /// current documents: a cached version older than that is not shown first.
+    /// Online, a listener that sends its own target (no other listener of the instance
+    /// watches it) first builds its view from the cache (`LocalView.cachedView`,
+    /// `LocalCache.startView`: the versions the instance received, which may be older than
+    /// the server's, with its pending writes) and raises it with `isFromCache == true` when the SDK's
+    /// `QueryListener::ShouldRaiseInitialEvent` would (core/query_listener.cc): it holds
+    /// documents, or the query has cached results, or the client is Offline (its watch
+    /// stream failed, `WatchStream`). Then the server's result follows as one step from it
+    /// (`ViewSnapshot.step(from:)`): raised when documents changed (a newer version is
+    /// `.modified`), and with metadata changes for the sync state alone (listen_spec_test
+    /// "Individual documents cannot revert"; FIRQueryTests
+    /// testQueriesCanRaiseInitialSnapshotFromCachedEmptyResults). With nothing to raise
+    /// from the cache the server's result is the first snapshot, as before.
+    ///
+    /// A listener's Listen request meeting a fault fails the instance's watch stream
+    /// (`Firestore.watchStreamFailed`): the listener is out of sync until the stream comes
+    /// back, and when the client becomes Offline so is every listener of the instance.
     func start(_ listenTarget: ListenTarget, includeMetadataChanges: Bool,
                onSnapshot: @escaping @Sendable (ViewSnapshot, Set<ResourcePath>, _ fromCache: Bool) -> Void,
                onError: @escaping @Sendable (FirestoreErrorCode) -> Void) {
@@ -90,18 +98,36 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             }
         }
         syncObserver.withLock { $0 = observer }
-        fromCache = firestore.local.isOffline
+        let offline = firestore.local.isOffline
         let sharesTarget = firestore.local.retainTarget(listenTarget)
         retained.withLock { $0 = listenTarget }
-        // A Listen fault on the target the SDK would add now (none when offline or shared: it
-        // sends nothing then) takes the cached-first path (`Firestore.listenFault`).
-        let faulted = !sharesTarget && !fromCache && firestore.listenFault(listenTarget)
-        let heldBefore = !sharesTarget && !fromCache && (faulted || firestore.local.holdsCachedResults(for: listenTarget))
-        let cachedQuery: StructuredQuery? = if !sharesTarget, !heldBefore, case .query(let query) = listenTarget { query } else { nil }
+        // The SDK sends a Listen request for a target no other listener watches, while the
+        // client is online and its stream is not failing (a failing one sends it when it
+        // comes back). Meeting a fault, it fails the stream.
+        let sends = !sharesTarget && !offline && !firestore.local.watch.isDown
+        let streamFailed = sends && firestore.listenFault(Firestore.listenPaths(listenTarget))
+        if streamFailed { firestore.watchStreamFailed() }
+        let streamDown = firestore.local.watch.isDown
+        fromCache = offline || streamDown || streamFailed
+        // The view from the cache, raised first (ShouldRaiseInitialEvent) — not for a target
+        // another listener shares (its view is in sync) nor offline (the engine's offline
+        // base is the cache already).
         let cache = firestore.local.cache
+        let fromCacheFirst = !sharesTarget && !offline
+        // A document target's cached view (lookups, before the listen); a query's is built
+        // from its first result (`LocalCache.startView`), raised also when it has cached
+        // results (read or listened to before: the SDK keeps such a target with a resume
+        // token), or when the client is Offline.
+        let cachedDocuments: LocalView.CachedView? = if fromCacheFirst, case .documents(let paths) = listenTarget {
+            firestore.local.cachedView(of: paths)
+        } else {
+            nil
+        }
+        let hasCachedResults = if fromCacheFirst, case .query(let query) = listenTarget { cache.hasRecorded(query) } else { false }
+        let database = firestore.database.id
         // A document listener started online learns that its missing documents are missing
         // (the SDK's cache records a NoDocument from Watch); offline it learns nothing.
-        let missingPaths: [ResourcePath] = if !fromCache, case .documents(let paths) = listenTarget { paths } else { [] }
+        let missingPaths: [ResourcePath] = if !offline, case .documents(let paths) = listenTarget { paths } else { [] }
         // With eager collection the listener's documents stay cached while it listens.
         var queryListener: Int?
         switch listenTarget {
@@ -120,21 +146,43 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             let client = firestore.local.listenerStarted()
             do throws(FirestoreError) {
                 let id = try firestore.database.listen(listenTarget, client: client) { [self] snapshot in
-                    // Whether the first result holds a document the cache held before it:
-                    // asked before the snapshot's documents go into the cache.
-                    let heldCached = snapshot.isInitial && cachedQuery != nil && cache.holdsAny(snapshot.documents)
+                    // The view from the cache, taken before the first result goes into it.
+                    var first: (documents: [Document], mutated: Set<ResourcePath>, same: Bool)?
+                    if snapshot.isInitial && fromCacheFirst {
+                        if let cachedDocuments {
+                            first = (cachedDocuments.documents, cachedDocuments.mutated, false)
+                        } else if let listenedQuery {
+                            let view = cache.startView(of: listenedQuery, result: snapshot.documents, mutated: snapshot.mutatedKeys, database: database)
+                            first = (view.documents, snapshot.mutatedKeys, view.sameAsResult)
+                        }
+                        // ShouldRaiseInitialEvent: documents, cached results, or Offline.
+                        if let f = first, (f.same ? snapshot.documents.isEmpty : f.documents.isEmpty) && !hasCachedResults && !streamDown {
+                            first = nil
+                        }
+                    }
                     cache.record(snapshot, query: listenedQuery, missingPaths: snapshot.isInitial ? missingPaths : [], holdingResultsFor: holder)
+                    let cachedFirst = first
                     deliver { [self] in
                         if includeMetadataChanges { lastView = snapshot }
-                        guard let previousMutated = events.accept(snapshot) else { return }
-                        let first = !raised
-                        raised = true
-                        unsettled = false
-                        if first, !fromCache, heldBefore || (cachedQuery != nil && (!snapshot.mutatedKeys.isEmpty || heldCached)) {
-                            onSnapshot(snapshot, previousMutated, true)
-                            if includeMetadataChanges { onSnapshot(snapshot.unchanged(), snapshot.mutatedKeys, false) }
+                        if let cached = cachedFirst {
+                            // Built here, off the commit lock: O(k log k) in the cached view,
+                            // nothing when it is the server's result itself.
+                            let shown = cached.same ? snapshot : snapshot.initial(with: cached.documents, mutatedKeys: cached.mutated)
+                            _ = events.accept(shown)
+                            raised = true
+                            unsettled = false
+                            onSnapshot(shown, [], true)
+                            let step = cached.same ? snapshot.unchanged() : snapshot.step(from: shown)
+                            if let previousMutated = events.accept(step) {
+                                onSnapshot(step, previousMutated, fromCache)
+                            } else if includeMetadataChanges && !fromCache {
+                                onSnapshot(step, shown.mutatedKeys, false)
+                            }
                             return
                         }
+                        guard let previousMutated = events.accept(snapshot) else { return }
+                        raised = true
+                        unsettled = false
                         onSnapshot(snapshot, previousMutated, fromCache)
                     }
                 }
@@ -151,6 +199,9 @@ final class SnapshotListener: ListenerRegistration, @unchecked Sendable {
             let failure = FirestoreErrorCode(error)
             deliver { onError(failure) }
         }
+        // The failed stream is opened again once this listener's first snapshot is queued
+        // (its in-sync snapshot then comes after it).
+        if streamFailed || streamDown { firestore.reconnectWatch() }
     }
 
     /// Queues `body` (counted for `Firestore.waitUntilIdle()`); it is skipped when the

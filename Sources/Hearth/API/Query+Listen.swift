@@ -8,9 +8,9 @@ import HearthCore
 /// result incrementally (`HearthCore.QueryView`). This instance's own writes arrive first
 /// as they are issued, with `metadata.hasPendingWrites == true` (`LocalWriteEvents`).
 /// Errors the server reports when a query starts (a missing index under `.enforce`, limits
-/// on filters) arrive once, as the only callback, and the listener ends. Online, listeners
-/// are in sync with the database (`metadata.isFromCache` is false); offline
-/// (`disableNetwork()`), from the cache.
+/// on filters) arrive once, as the only callback, and the listener ends. Online, a listener on
+/// data the instance's cache holds raises the cached view first (`isFromCache`), then the
+/// server's result (docs/local-view.md); offline (`disableNetwork()`), from the cache.
 extension Query {
     @discardableResult
     public func addSnapshotListener(_ listener: @escaping (QuerySnapshot?, Error?) -> Void) -> ListenerRegistration {

@@ -1,5 +1,6 @@
-/// Where a listener reads from. Hearth's listeners are always in sync with the database,
-/// so `.cache` listens like `.default`.
+/// Where a listener reads from. Hearth's listeners get the server's result as soon as they
+/// start (after their cached view, when one is raised: docs/local-view.md), so `.cache`
+/// listens like `.default`.
 public enum ListenSource: UInt, Sendable {
     case `default`, cache
 }

@@ -42,6 +42,8 @@ final class LocalView: Sendable {
     private let undelivered = Atomic<Int>(0)
     static let maxUnacknowledged = 256
     let cache: LocalCache
+    /// The watch stream's online state under Listen faults (`Firestore.watchStreamFailed`).
+    let watch = WatchStream()
 
     init(database: Database) {
         self.database = database
@@ -97,25 +99,48 @@ final class LocalView: Sendable {
         }
     }
 
-    /// Whether a listener of `target` starts from results the instance already holds, as
-    /// the SDK's first snapshot comes from its cache (`QueryListener::ShouldRaiseInitialEvent`:
-    /// the cached view has documents, or the target has cached results): for documents, one
-    /// of them exists in the cache or is written by a pending write; for a query, the query
-    /// was read or listened to before. (A query whose first result holds a cached document is found
-    /// when that result is known: `LocalCache.holdsAny`.) Call before the target is recorded.
-    func holdsCachedResults(for target: ListenTarget) -> Bool {
-        switch target {
-        case .documents(let paths):
-            return paths.contains { path in
-                let key = DocumentKey(path)
-                if pendingDocument(key) != nil { return true }
-                // A document the cache holds as missing gives the SDK's view no document.
-                if case .document(let held?) = cache.lookup(key) { return held.path == path }
-                return false
+    /// Whether the instance listens to more than one target (one of them a listener's that
+    /// is starting): the others keep the watch stream Online.
+    var listensToOtherTargets: Bool { activeTargets.withLock { $0.count > 1 } }
+
+    /// What a Listen request for every target the instance listens to names (a target's
+    /// documents, or its query's collection): what a reconnected stream sends again.
+    func activeTargetPaths() -> [ResourcePath] {
+        activeTargets.withLock { t in
+            t.keys.flatMap { target -> [ResourcePath] in
+                switch target {
+                case .documents(let paths): paths
+                case .query(let query): [query.collectionPath]
+                }
             }
-        case .query(let query):
-            return cache.hasRecorded(query)
         }
+    }
+
+    /// A document listener's view built from the cache alone, as the SDK's `View` starts
+    /// from its local documents: each document the cache holds as existing (the version
+    /// received, which may be older than the server's) or a pending write shows. A query
+    /// listener's is built from its first result (`LocalCache.startView`). Call online,
+    /// before the target's first result goes into the cache.
+    struct CachedView: Sendable {
+        let documents: [Document]
+        let mutated: Set<ResourcePath>
+    }
+
+    func cachedView(of paths: [ResourcePath]) -> CachedView {
+        var documents: [Document] = [], mutated = Set<ResourcePath>()
+        for path in paths {
+            let key = DocumentKey(path)
+            if let local = pendingDocument(key) {
+                if let doc = local.document {
+                    documents.append(doc)
+                    mutated.insert(path)
+                }
+            } else if case .document(let held?) = cache.lookup(key), held.path == path {
+                // A document the cache holds as missing gives the view no document.
+                documents.append(held)
+            }
+        }
+        return CachedView(documents: documents, mutated: mutated)
     }
 
     /// The document at `key` as the cache holds it (not its pending writes: `pendingDocument`).
@@ -315,7 +340,7 @@ final class LocalView: Sendable {
         syncObservers.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    private func notifySync(_ event: SyncEvent) {
+    func notifySync(_ event: SyncEvent) {
         for observer in syncObservers.withLock({ Array($0.values) }) { observer(event) }
     }
 
@@ -347,10 +372,13 @@ final class LocalView: Sendable {
             guard n.offline else { return ([], []) }
             // The listeners' queues get `.online` before the catch-up's snapshots, and
             // `.settled` after them: the catch-up is raised as in sync, as the SDK raises a
-            // resumed target's changes with its CURRENT.
-            notifySync(.online)
+            // resumed target's changes with its CURRENT. While the watch stream is failing
+            // (Listen faults) they stay out of sync until it comes back
+            // (`Firestore.reconnectWatch`).
+            let inSync = !watch.isDown
+            if inSync { notifySync(.online) }
             database.setListenClientOffline(id, false)
-            notifySync(.settled)
+            if inSync { notifySync(.settled) }
             var flushed: [(QueuedWrite, Result<CommitResult, FirestoreError>)] = []
             for q in n.queued {
                 do throws(FirestoreError) {

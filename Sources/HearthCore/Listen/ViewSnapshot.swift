@@ -125,3 +125,57 @@ public struct ViewSnapshot: Sendable {
         return out
     }
 }
+
+// MARK: A listener's first snapshot from a client's cache
+
+extension ViewSnapshot {
+    /// This target's first snapshot with `documents` in place of its own: what a client's
+    /// listener raises from its cache before the server's result (the SDK's `View` starts
+    /// from its local documents). `documents` must match the target (a cache query's
+    /// result); they are put in this view's order. O(k log k) in their count.
+    public func initial(with documents: [Document], mutatedKeys: Set<ResourcePath>) -> ViewSnapshot {
+        var entries = documents.map { order.entry($0) }
+        // A cache query returns them in query order already: sort only when it did not.
+        if zip(entries, entries.dropFirst()).contains(where: { order.compare($0, $1) > 0 }) {
+            entries.sort { order.compare($0, $1) < 0 }
+        }
+        var out = ViewSnapshot(readTime: readTime, isInitial: true, documents: RankedDocumentList(sorted: entries),
+                               previous: RankedDocumentList(), order: order, changes: [])
+        out.mutatedKeys = mutatedKeys
+        return out
+    }
+
+    /// This snapshot's documents as one step from what `shown` (a snapshot of the same
+    /// target) holds, with the SDK's changes (`View::ComputeDocChanges`): removed, added,
+    /// and modified where the fields differ or the pending state flipped (equal fields at
+    /// another version are no change). O(n + m) in both results' sizes.
+    public func step(from shown: ViewSnapshot) -> ViewSnapshot {
+        var old: [ResourcePath: ViewEntry] = [:]
+        old.reserveCapacity(shown.documents.count)
+        for i in 0..<shown.documents.count {
+            let e = shown.documents.entry(at: i)
+            old[e.path] = e
+        }
+        var removed: [ViewChange] = [], added: [ViewChange] = [], modified: [ViewChange] = []
+        var kept = Set<ResourcePath>()
+        for i in 0..<documents.count {
+            let e = documents.entry(at: i)
+            guard let o = old[e.path] else {
+                added.append(ViewChange(kind: .added, old: nil, new: e))
+                continue
+            }
+            kept.insert(e.path)
+            let samePending = shown.mutatedKeys.contains(e.path) == mutatedKeys.contains(e.path)
+            if samePending && (o.document.isIdentical(to: e.document) || o.document.fields == e.document.fields) { continue }
+            modified.append(ViewChange(kind: .modified, old: o, new: e))
+        }
+        for i in 0..<shown.documents.count {
+            let e = shown.documents.entry(at: i)
+            if !kept.contains(e.path) { removed.append(ViewChange(kind: .removed, old: e, new: nil)) }
+        }
+        var out = ViewSnapshot(readTime: readTime, isInitial: false, documents: documents, previous: shown.documents,
+                               order: order, changes: removed + added + modified)
+        out.mutatedKeys = mutatedKeys
+        return out
+    }
+}
