@@ -26,7 +26,10 @@ shift || true
 KINDS=("$@"); [ ${#KINDS[@]} -gt 0 ] || KINDS=(grpc-get grpc-commit rest-get rest-patch)
 N1=${N1:-500}; N2=${N2:-2500}
 command -v valgrind >/dev/null && command -v h2load >/dev/null || { echo "needs valgrind and h2load" >&2; exit 1; }
-WORK=$(mktemp -d); trap 'kill ${SERVER:-0} 2>/dev/null || true; rm -rf "$WORK"' EXIT
+WORK=$(mktemp -d)
+# `kill 0` would signal the whole process group (the shell that ran this, a build beside
+# it: that is how it was found): only a server that is still running is stopped.
+trap '[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 # The request bodies: a gRPC GetDocumentRequest and CommitRequest (protobuf, framed), and the
 # REST equivalents, all on one seeded document.
