@@ -15,7 +15,8 @@ KIND=${1:-get}
 N=${2:-2000}
 BIN=$(swift build -c release --show-bin-path)/hearth
 WORK=$(mktemp -d); echo "work folder: $WORK (KEEP=1 keeps it)"
-trap 'kill ${SERVER:-0} 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
+# `kill 0` would signal the whole process group: only a server still running is stopped.
+trap '[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
 
 # The handler's symbol, exactly: a pattern would also match the closures inside it, and
 # entering one would toggle collection off again.

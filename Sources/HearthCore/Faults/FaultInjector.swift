@@ -27,14 +27,18 @@ public final class FaultInjector: Sendable {
         var nextID = 1
     }
 
-    private let armed = Atomic<Bool>(false)
+    /// Visible to the inlined `isArmed` (below).
+    @usableFromInline
+    let armed = Atomic<Bool>(false)
     private let rules = HearthMutex(Rules())
 
     public init() {}
 
     /// Whether any rule is set (one relaxed atomic load: the whole cost on a request path
-    /// while none is).
-    @inline(__always)
+    /// while none is). `@inlinable`, not only `@inline(__always)`: the callers are in
+    /// HearthServer, and without its body in the module interface each check was a call
+    /// (~5 instructions more per check, two checks per request; docs/performance-server.md).
+    @inlinable @inline(__always)
     public var isArmed: Bool { armed.load(ordering: .relaxed) }
 
     /// Adds a rule (after `validate()`); returns its id.

@@ -37,7 +37,8 @@ struct DocumentService {
     /// for `afterFault`. While no fault is set this is one atomic load.
     @inline(__always)
     func fault(_ method: FaultMethod, _ paths: @autoclosure () -> [ResourcePath]) throws(FirestoreError) -> FaultEffect? {
-        guard injectsFaults && state.faults.isArmed else { return nil }
+        // The load first: while no fault is set, `injectsFaults` is not read.
+        guard state.faults.isArmed && injectsFaults else { return nil }
         return try state.faults.before(project: database.project, database: database.database, method: method, paths: paths())
     }
 
