@@ -106,6 +106,16 @@ public final class GRPCServerCall: Sendable {
         return stream.hasRoom(threshold: stream.limits.maxStreamBuffer - buffered)
     }
 
+    /// How many more message bytes may be sent before `isWritable` turns false (negative:
+    /// it is false now; `Int.max`: the call has ended). A session sending a batch of
+    /// messages asks this once rather than `isWritable` before each (each ask takes the
+    /// call's and its connection's locks).
+    public var writableRoom: Int {
+        let buffered = progress.withLock { $0.ended ? -1 : $0.buffer.count }
+        guard buffered >= 0 else { return .max }
+        return stream.room(threshold: stream.limits.maxStreamBuffer - buffered)
+    }
+
     /// Calls `body` once the client has read half the stream's budget back (and the
     /// connection's and server's buffers are within theirs), or the call's stream has
     /// closed (at once when that is already so). `body` must not block.
