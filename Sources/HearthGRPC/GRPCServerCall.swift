@@ -85,10 +85,16 @@ public final class GRPCServerCall: Sendable {
         }
     }
 
-    /// Runs `body` on the server's worker pool (sessions: Listen, Write); false when the
-    /// pool is full (the call is then ended RESOURCE_EXHAUSTED).
+    /// Runs a stream session's next batch (Listen, Write) on the server's worker pool. A
+    /// session has at most one batch queued (its mailbox), so it is queued past the pool's
+    /// request bound rather than refused (`WorkerPool.submit(_:bounded:)`); false only when
+    /// the pool is shutting down (the call is then ended RESOURCE_EXHAUSTED).
     @discardableResult
-    public func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool { run(.pool, body) }
+    public func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool {
+        if stream.workers.submit(body, bounded: false) { return true }
+        finish(.resourceExhausted, message: "The server is busy: too many calls are waiting for a worker. Retry later.")
+        return false
+    }
 
     /// Whether the call has ended (answered, expired or reset).
     public var isEnded: Bool { progress.withLock { $0.ended } }
@@ -98,6 +104,16 @@ public final class GRPCServerCall: Sendable {
     public var isWritable: Bool {
         let buffered = progress.withLock { $0.ended ? 0 : $0.buffer.count }
         return stream.hasRoom(threshold: stream.limits.maxStreamBuffer - buffered)
+    }
+
+    /// How many more message bytes may be sent before `isWritable` turns false (negative:
+    /// it is false now; `Int.max`: the call has ended). A session sending a batch of
+    /// messages asks this once rather than `isWritable` before each (each ask takes the
+    /// call's and its connection's locks).
+    public var writableRoom: Int {
+        let buffered = progress.withLock { $0.ended ? -1 : $0.buffer.count }
+        guard buffered >= 0 else { return .max }
+        return stream.room(threshold: stream.limits.maxStreamBuffer - buffered)
     }
 
     /// Calls `body` once the client has read half the stream's budget back (and the

@@ -8,7 +8,9 @@ extension Database {
     /// changes the result, in commit order. `sink` runs under the commit lock: it must only
     /// hand the snapshot on, never call back into the database.
     /// With `client`, the target shows that client's pending local batches on top of the
-    /// database's documents (see `applyLocally`).
+    /// database's documents (see `applyLocally`). Without, it shares one view with every
+    /// other target of no client on the same `target` (one update a commit for all of them;
+    /// a target added later starts from that view's current result).
     public func listen(_ target: ListenTarget, client: ListenClientID? = nil,
                        sink: @escaping @Sendable (ViewSnapshot) -> Void) throws(FirestoreError) -> ListenTargetID {
         var needed: [IndexDefinition] = []
@@ -26,6 +28,14 @@ extension Database {
         return try withCommitLock { (state: inout DatabaseState) throws(FirestoreError) -> ListenTargetID in
             for d in needed where state.indexes.entries(d) == nil {
                 state.indexes.materialize(d, from: state.documents)
+            }
+            if client == nil {
+                // A target of no client starts from the view others watching the same target
+                // share, current under this lock, rather than running its query again.
+                let view: QueryView
+                if let shared = hub.sharedView(of: target) { view = shared } else { view = try QueryView(target: target, database: id, state: state) }
+                sink(view.initialSnapshot(readTime: state.readTime))
+                return hub.registerShared(target, view: view, sink: sink)
             }
             let overlay = client.map { hub.overlay(of: $0) } ?? LocalOverlay()
             // An offline client's view starts from its offline base (what its cache holds).

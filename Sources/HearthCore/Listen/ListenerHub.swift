@@ -14,8 +14,19 @@ import Synchronization
 /// published to the client's targets the same way, under the same lock, so every view
 /// moves through one order of events.
 ///
+/// Targets of no client watching the same `ListenTarget` share one view (`SharedView`): a
+/// view holds nothing per target — its result depends only on the target and the commits —
+/// so ten thousand streams watching one document cost one view update a commit and one
+/// snapshot handed to ten thousand sinks, not ten thousand updates. What differs per
+/// target (its id on a stream, resume token, read time sent, rules checked when it was
+/// added) lives with the target's owner. A target of a client keeps a view of its own: the
+/// client's overlay may show its pending writes at any step.
+///
 /// A commit with no targets registered costs the database one atomic load.
 final class ListenerHub: Sendable {
+    typealias Sink = @Sendable (ViewSnapshot) -> Void
+
+    /// A target with a view of its own: a client's.
     private struct Target: Sendable {
         var view: QueryView
         let route: TargetRouting.Route
@@ -23,6 +34,16 @@ final class ListenerHub: Sendable {
         let client: Int?
         /// The view's documents that carry the client's pending writes.
         var mutated: Set<ResourcePath> = []
+    }
+
+    /// One view of a `ListenTarget` shared by every target of no client watching it, with
+    /// their sinks. Its routing id is its own (from `nextID`), not a target's.
+    private struct SharedView: Sendable {
+        var view: QueryView
+        let key: ListenTarget
+        let route: TargetRouting.Route
+        /// The sinks by target id.
+        var sinks: [Int: Sink] = [:]
     }
 
     private struct Client: Sendable {
@@ -41,7 +62,14 @@ final class ListenerHub: Sendable {
     }
 
     private struct Registry: Sendable {
+        /// Targets with a view of their own, by target id.
         var targets: [Int: Target] = [:]
+        /// Shared views by their routing id, that id by what they watch, and each sharing
+        /// target's view id.
+        var shared: [Int: SharedView] = [:]
+        var sharedByTarget: [ListenTarget: Int] = [:]
+        var sharedMembers: [Int: Int] = [:]
+        /// Routes own-view targets by target id and shared views by view id (one id space).
         var routing = TargetRouting()
         var clients: [Int: Client] = [:]
         /// The clients with pending local batches (a commit looks at these only).
@@ -110,9 +138,55 @@ final class ListenerHub: Sendable {
         }
     }
 
+    /// The current view of `target` shared by targets of no client, if one is registered:
+    /// call under the commit lock (the view then reflects every commit so far, and stays
+    /// the current one until the lock is released), to start a target from it instead of
+    /// running its query.
+    func sharedView(of target: ListenTarget) -> QueryView? {
+        registry.withLock { r in r.sharedByTarget[target].flatMap { r.shared[$0]?.view } }
+    }
+
+    /// Registers a target of no client on the shared view of `target`, or on `view` (built
+    /// from the current state, or taken from `sharedView(of:)`) when there is none — the
+    /// last target of a shared view may have left since it was looked up. Call under the
+    /// commit lock, after handing the initial snapshot to `sink`.
+    func registerShared(_ target: ListenTarget, view: QueryView, sink: @escaping Sink) -> ListenTargetID {
+        registry.withLock { r in
+            let id = r.nextID
+            r.nextID += 1
+            let viewID: Int
+            if let existing = r.sharedByTarget[target] {
+                viewID = existing
+            } else {
+                viewID = r.nextID
+                r.nextID += 1
+                let route = TargetRouting.route(for: view)
+                r.shared[viewID] = SharedView(view: view, key: target, route: route)
+                r.sharedByTarget[target] = viewID
+                r.routing.add(viewID, route)
+            }
+            r.shared[viewID]!.sinks[id] = sink
+            r.sharedMembers[id] = viewID
+            targetCount.wrappingAdd(1, ordering: .releasing)
+            activity.wrappingAdd(1, ordering: .releasing)
+            return ListenTargetID(rawValue: id)
+        }
+    }
+
     /// Unregisters a target; no snapshot is handed to its sink once this returns.
     func unregister(_ id: ListenTargetID) {
         registry.withLock { r in
+            if let viewID = r.sharedMembers.removeValue(forKey: id.rawValue) {
+                r.shared[viewID]!.sinks[id.rawValue] = nil
+                if r.shared[viewID]!.sinks.isEmpty {
+                    let gone = r.shared.removeValue(forKey: viewID)!
+                    r.sharedByTarget[gone.key] = nil
+                    r.routing.remove(viewID, gone.route)
+                }
+                targetCount.wrappingSubtract(1, ordering: .releasing)
+                activity.wrappingSubtract(1, ordering: .releasing)
+                return
+            }
             guard let target = r.targets.removeValue(forKey: id.rawValue) else { return }
             r.routing.remove(id.rawValue, target.route)
             if let owner = target.client { r.clients[owner]?.targets.remove(id.rawValue) }
@@ -179,18 +253,25 @@ final class ListenerHub: Sendable {
     var requiredIndexes: [IndexDefinition] {
         registry.withLock { r in
             var seen = Set<IndexDefinition>()
-            return r.targets.values.flatMap(\.view.requiredIndexes).filter { seen.insert($0).inserted }
+            return (r.targets.values.flatMap(\.view.requiredIndexes) + r.shared.values.flatMap(\.view.requiredIndexes))
+                .filter { seen.insert($0).inserted }
         }
     }
 
-    /// The targets a change is routed to (what `publish` considers), for inspection.
+    /// The targets a change is routed to (what `publish` considers), for inspection: a
+    /// shared view stands for all its targets.
     func candidateTargets(of entry: ChangeSet.Entry) -> Set<Int> {
         registry.withLock { r in
             var out = Set<Int>()
-            r.routing.forEachCandidate(of: entry) { out.insert($0) }
+            r.routing.forEachCandidate(of: entry) { id in
+                if let shared = r.shared[id] { out.formUnion(shared.sinks.keys) } else { out.insert(id) }
+            }
             return out
         }
     }
+
+    /// How many distinct shared views are registered (for inspection).
+    var sharedViewCount: Int { registry.withLock { $0.shared.count } }
 
     // MARK: Publishing
 
@@ -372,6 +453,13 @@ final class ListenerHub: Sendable {
                               before: [Int: [DocumentKey: ShownBefore]]) {
         var localStates: [Int: DatabaseState] = [:]
         for id in routed.order {
+            if r.shared[id] != nil {
+                // One update for every target sharing the view, the same snapshot to each.
+                guard let entries = routed.entries[id],
+                      let snapshot = r.shared[id]!.view.apply(entries, commitTime: commitTime, state: state) else { continue }
+                for sink in r.shared[id]!.sinks.values { sink(snapshot) }
+                continue
+            }
             // Only the sink and client are taken out: a copy of the target would share its
             // view's storage and make the view's update below copy it whole (O(view) a step).
             guard let entries = routed.entries[id], let (sink, client) = r.targets[id].map({ ($0.sink, $0.client) }) else { continue }

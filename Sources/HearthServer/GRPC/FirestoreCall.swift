@@ -57,6 +57,7 @@ struct FirestoreCall: FirestoreStreamCall {
 
     /// Whether the client has read enough that more may be sent now.
     var isWritable: Bool { grpc.isWritable }
+    var writableRoom: Int { grpc.writableRoom }
 
     /// Calls `body` once the client has caught up (or the call has ended).
     func whenWritable(_ body: @escaping @Sendable () -> Void) { grpc.whenWritable(body) }

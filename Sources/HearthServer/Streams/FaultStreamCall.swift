@@ -61,6 +61,7 @@ final class FaultStreamCall: FirestoreStreamCall {
     func onEventLoop(_ body: @escaping @Sendable () -> Void) { inner.onEventLoop(body) }
     func runNonBlocking(_ body: @escaping @Sendable () -> Void) -> Bool { inner.runNonBlocking(body) }
     var isWritable: Bool { inner.isWritable }
+    var writableRoom: Int { inner.writableRoom }
     func whenWritable(_ body: @escaping @Sendable () -> Void) { inner.whenWritable(body) }
     func onEnded(_ body: @escaping @Sendable () -> Void) { inner.onEnded(body) }
     func abortConnection() { inner.abortConnection() }

@@ -28,6 +28,10 @@ protocol FirestoreStreamCall: Sendable {
     func runNonBlocking(_ body: @escaping @Sendable () -> Void) -> Bool
     /// Whether the client has taken enough that more may be sent now.
     var isWritable: Bool { get }
+    /// How many more message bytes may be sent before `isWritable` turns false (negative:
+    /// it is false now). A call that cannot tell says 0 while writable: one message, then
+    /// ask again.
+    var writableRoom: Int { get }
     /// Calls `body` once the client has caught up (or the stream has ended).
     func whenWritable(_ body: @escaping @Sendable () -> Void)
     /// Calls `body` once the stream ends, however it ends.
@@ -38,6 +42,8 @@ protocol FirestoreStreamCall: Sendable {
 }
 
 extension FirestoreStreamCall {
+    var writableRoom: Int { isWritable ? 0 : -1 }
+
     /// Ends the stream with an error's code and message — or, for an injected reset or
     /// dropped answer, by cutting the connection.
     func finish(_ error: FirestoreError) {

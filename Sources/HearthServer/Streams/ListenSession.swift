@@ -207,7 +207,27 @@ final class ListenSession: StreamSession, @unchecked Sendable {
     /// many changes one batch carries (a batch grows with the commits made while the last
     /// one ran).
     private func emit(_ message: [UInt8]) throws(FirestoreError) {
-        if pendingHead == pending.count && call.isWritable { try call.send(message) } else { pending.append(.message(message)) }
+        if pendingHead == pending.count && writable() { try send(message) } else { pending.append(.message(message)) }
+    }
+
+    /// Message bytes that may still be sent before asking the call again (negative: ask).
+    /// Asking takes the call's and its connection's locks, so a batch asks once and counts
+    /// down what it sends; at most `recheckBytes` are sent between asks, so the connection's
+    /// budgets (shared with its other streams) are seen at least that often.
+    private var room = -1
+    static let recheckBytes = 16 << 10
+
+    /// Whether the client keeps up: more may be sent now.
+    private func writable() -> Bool {
+        if room >= 0 { return true }
+        let asked = call.writableRoom
+        room = min(asked, Self.recheckBytes)
+        return asked >= 0
+    }
+
+    private func send(_ message: [UInt8]) throws(FirestoreError) {
+        try call.send(message)
+        room -= message.count
     }
 
     /// Sends a DocumentChange for each document, as far as the client keeps up.
@@ -220,16 +240,16 @@ final class ListenSession: StreamSession, @unchecked Sendable {
     /// Sends what is pending while the client keeps up; true when nothing is left.
     private func pump() throws(FirestoreError) -> Bool {
         while pendingHead < pending.count {
-            guard call.isWritable else { return false }
+            guard writable() else { return false }
             switch pending[pendingHead] {
             case .message(let message):
-                try call.send(message)
+                try send(message)
                 pendingHead += 1
             case .documents(let documents, var next, let id, let database):
                 // Some at a time, then look at the room again.
                 let end = min(documents.count, next + 64)
                 while next < end {
-                    try call.send(codec.documentChange(documents[next], database: database, targetIDs: [id]))
+                    try send(codec.documentChange(documents[next], database: database, targetIDs: [id]))
                     next += 1
                 }
                 if next == documents.count {
@@ -273,7 +293,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
                     call.finish(error)
                     break
                 }
-                guard call.isWritable else {
+                guard writable() else {
                     call.whenWritable { [self] in schedule() }
                     return
                 }

@@ -129,7 +129,7 @@ final class WebChannelService: Sendable {
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         let pool = workers.withLock { $0 }
         let session = WebChannelSession(id: sid, kind: kind, authorization: headers["authorization"], maxRetainedBytes: limits.maxRetainedBytes,
-                                        submit: { job in pool?.submit(job) ?? false })
+                                        submit: { job in pool?.submit(job, bounded: false) ?? false })
         let accepted = registry.withLock { r -> Bool in
             guard !r.stopped else { return false }
             r.sessions[sid] = session

@@ -83,6 +83,16 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
         shared.withLock { hasRoom(id, threshold, in: $0) }
     }
 
+    /// How many bytes stream `id` may still be given before `hasRoom(id, threshold:)` turns
+    /// false — negative when it is false now, `Int.max` when the stream has closed — in one
+    /// lock, for a producer that sends several messages and asks once.
+    func room(_ id: UInt32, threshold: Int) -> Int {
+        shared.withLock { s in
+            if !s.state.isOpen(id) { return .max }
+            return budgetsAllowMore(s) ? threshold - s.state.queuedBytes(id) : -1
+        }
+    }
+
     private func hasRoom(_ id: UInt32, _ threshold: Int, in s: Shared) -> Bool {
         if !s.state.isOpen(id) { return true }
         return s.state.queuedBytes(id) <= threshold && budgetsAllowMore(s)

@@ -80,6 +80,10 @@ public final class HTTP2ServerStream: Sendable {
     /// stream has closed, and sending would fail at once).
     public func hasRoom(threshold: Int) -> Bool { connection.hasRoom(id, threshold: threshold) }
 
+    /// The bytes that may still be given before `hasRoom(threshold:)` turns false (negative:
+    /// it is false now; `Int.max`: the stream has closed).
+    public func room(threshold: Int) -> Int { connection.room(id, threshold: threshold) }
+
     /// Calls `body` once the stream has room (`hasRoom`) or has closed: at once when that is
     /// already so, otherwise later on the connection's loop. `body` must not block.
     public func whenWritable(threshold: Int, _ body: @escaping @Sendable () -> Void) {

@@ -6,9 +6,10 @@ import Glibc
 /// A bounded pool of threads for work that may take long (a query over a large
 /// collection, a Listen stream's initial result): at most `maxThreads` threads, started
 /// on demand and ended after `idleTimeout` seconds without work (an idle server keeps
-/// none), and at most `maxQueued` jobs waiting. A job beyond that is refused (`submit`
-/// returns false) and the caller answers "busy" — load never turns into unbounded threads
-/// or memory. Jobs start in submission order.
+/// none), and at most `maxQueued` requests waiting. A request beyond that is refused
+/// (`submit` returns false) and the caller answers "busy" — load never turns into unbounded
+/// threads or memory. Stream sessions' batches are not refused (`submit(_:bounded:)`).
+/// Jobs start in submission order.
 ///
 /// On Linux the workers run at a lower priority (nice +5) than the event loops: when long
 /// work and quick calls compete for the cores, the loops — which read, write and answer
@@ -62,11 +63,15 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     /// Queues `job`; false when `maxQueued` jobs are already waiting (or the pool is shut
-    /// down, or no thread could be started for it).
+    /// down, or no thread could be started for it). `bounded: false` queues it whatever
+    /// waits: for a stream session's next batch, which its mailbox submits at most once at
+    /// a time, so such jobs are bounded by the open streams (which the connection limits
+    /// bound) rather than by the queue — a client opening ten thousand listeners at once
+    /// waits for their first results instead of being refused, as production serves them.
     @discardableResult
-    public func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+    public func submit(_ job: @escaping @Sendable () -> Void, bounded: Bool = true) -> Bool {
         condition.lock()
-        guard !shutDown, jobs.count - head < maxQueued else {
+        guard !shutDown, !bounded || jobs.count - head < maxQueued else {
             condition.unlock()
             return false
         }

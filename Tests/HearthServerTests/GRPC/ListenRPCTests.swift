@@ -310,6 +310,43 @@ import Testing
         #expect(changes.last?.globalReadTime == t)
     }
 
+    /// Opening more Listen streams at once than the worker pool queues requests is not
+    /// refused: each stream's first batch waits for a worker (a session queues at most one
+    /// batch at a time, so such waits are bounded by the open streams), while a unary call
+    /// past the bound is still answered busy.
+    @Test func listenStreamsPastTheWorkerQueuesBoundWaitRatherThanFail() throws {
+        let state = EmulatorState()
+        var limits = HTTPLimits()
+        limits.workerThreads = 1
+        limits.maxQueuedJobs = 2
+        let server = try EmulatorServer(host: "127.0.0.1", port: 0, state: state, limits: limits)
+        defer { server.stop() }
+        let release = DispatchSemaphore(value: 0)
+        let workers = server.http.workers
+        let deadline = Date(timeIntervalSinceNow: 10)
+        // The server's own start-up work done first, the only worker is held.
+        while (workers.busyCount > 0 || workers.queuedCount > 0) && Date() < deadline { usleep(1_000) }
+        #expect(workers.submit { release.wait() })
+        while (workers.busyCount == 0 || workers.queuedCount > 0) && Date() < deadline { usleep(1_000) }
+        #expect(workers.submit {})
+        #expect(workers.submit {})  // the queue's bound is reached
+        var streams: [GRPCTestStream] = []
+        for _ in 0..<50 {
+            let stream = try GRPCTestStream(port: server.port, method: "Listen")
+            stream.send(Self.addDocuments(1, [Self.name("queued/doc")]))
+            streams.append(stream)
+        }
+        while workers.queuedCount < 52 && Date() < deadline { usleep(1_000) }
+        #expect(workers.queuedCount == 52)
+        #expect(!workers.submit {})
+        release.signal()
+        for stream in streams {
+            let initial = try next(stream, 3)  // ADD, CURRENT, NO_CHANGE
+            #expect(initial.first == .target(type: 1, ids: [1], cause: nil, token: [], readTime: nil))
+        }
+        #expect(state.database(Self.db).listenTargetCount == 50)
+    }
+
     @Test func documentTargetForAMissingDocumentAndMultipleTargets() throws {
         try withServer { port, client, state in
             let stream = try GRPCTestStream(port: port, method: "Listen")

@@ -65,4 +65,31 @@ import Testing
         #expect(peak.withLock { $0 } == 2)
         #expect(pool.submit {})
     }
+
+    @Test func streamSessionsWaitPastTheQueuesBound() {
+        let pool = WorkerPool(maxThreads: 1, maxQueued: 2, stackSize: 256 << 10, idleTimeout: 5)
+        let gate = DispatchSemaphore(value: 0)
+        let ran = HearthMutex(0)
+        // One job holds the only thread, two fill the queue: a request is refused, a
+        // stream session's batch is queued behind them, and everything runs in order.
+        #expect(pool.submit { gate.wait() })
+        usleep(20_000)
+        #expect(pool.submit { ran.withLock { $0 += 1 } })
+        #expect(pool.submit { ran.withLock { $0 += 1 } })
+        #expect(!pool.submit {})
+        var queued = 0
+        for _ in 0..<100 where pool.submit({ ran.withLock { $0 += 1 } }, bounded: false) { queued += 1 }
+        #expect(queued == 100)
+        #expect(pool.queuedCount == 102)
+        #expect(!pool.submit {})
+        gate.signal()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while ran.withLock({ $0 }) < 102 && Date() < deadline { usleep(1000) }
+        #expect(ran.withLock { $0 } == 102)
+        // With the queue drained, requests are taken again.
+        #expect(pool.submit {})
+        pool.shutdown()
+        let afterShutdown = pool.submit({}, bounded: false)
+        #expect(!afterShutdown)
+    }
 }
