@@ -157,7 +157,7 @@ let durableStoreTarget = FuzzTarget(name: "durable-store", summary: "data direct
     do throws(DurableStoreError) {
         let store = try DurableStore.open(directory: directory, options: .init(truncateDamagedLog: mode & 1 == 1, notice: { _ in }))
         for id in store.databaseIDs {
-            let snapshot = store.database(id, clock: SystemClock(), indexes: durableFuzzIndexes).snapshot()
+            let snapshot = store.database(id, clock: SystemClock()).snapshot()
             produced += snapshot.state.documentCount + 1
         }
         store.close()
@@ -166,15 +166,6 @@ let durableStoreTarget = FuzzTarget(name: "durable-store", summary: "data direct
     }
     return produced
 }
-
-/// The index the durable targets' databases declare: the seeds' snapshots store it (`I` and
-/// `K` records), and recovery adopts a stored one and replays the log's commits into it.
-let durableFuzzIndexes = try! IndexConfiguration(json: Data(#"""
-    {"indexes": [{"collectionGroup": "c", "queryScope": "COLLECTION", "fields": [
-        {"fieldPath": "i", "order": "ASCENDING"}, {"fieldPath": "s", "order": "DESCENDING"}]},
-      {"collectionGroup": "c", "queryScope": "COLLECTION_GROUP", "fields": [
-        {"fieldPath": "a", "arrayConfig": "CONTAINS"}]}]}
-    """#.utf8))
 
 /// Files the file-based targets write, under one directory of this process (in /dev/shm
 /// when there is one: a tmpfs costs no disk writes).
@@ -225,13 +216,13 @@ func writeDurableSeeds(to corpus: String) throws {
         }
     }
     for (n, id) in [fuzzDatabase, DatabaseID(project: "p", database: "other")].enumerated() {
-        let db = store.database(id, clock: clock, indexes: durableFuzzIndexes)
+        let db = store.database(id, clock: clock)
         try db.commit([.set(try ResourcePath.parse("c/a"), fields), .set(try ResourcePath.parse("c/b/sub/\(n)"), MapValue([("x", .integer(1))]))])
         try db.commit([.delete(try ResourcePath.parse("c/b/sub/\(n)"))])
     }
     try capture("log")
     try store.compact()
-    try store.database(fuzzDatabase, clock: clock, indexes: durableFuzzIndexes).commit([.set(try ResourcePath.parse("c/after"), MapValue([("k", .string("v"))]))])
+    try store.database(fuzzDatabase, clock: clock).commit([.set(try ResourcePath.parse("c/after"), MapValue([("k", .string("v"))]))])
     try capture("compacted")
     store.close()
     func framed(_ list: [[UInt8]]) -> [UInt8] {

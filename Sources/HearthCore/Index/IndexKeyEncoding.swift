@@ -12,12 +12,6 @@ import Foundation
 /// and end with `0x00`. Because the encoding is prefix-free, inverting every byte gives the
 /// descending order.
 enum IndexKeyEncoding {
-    /// The version of these encodings and of the entry keys made from them
-    /// (`IndexStore.forEachEntryKey`): a snapshot stores entry keys with it, and a restart
-    /// rebuilds an index whose stored keys have another. Change it with any change to the
-    /// bytes an entry key holds.
-    static let formatVersion = 1
-
     static let nullTag: UInt8 = 0x05
     static let booleanTag: UInt8 = 0x0A
     static let nanTag: UInt8 = 0x0E

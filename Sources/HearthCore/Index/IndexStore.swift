@@ -35,28 +35,6 @@ struct IndexStore: Sendable {
 
     typealias Element = (key: IndexKey, value: Document)
 
-    /// The materialised definitions, in order of materialisation.
-    var definitions: [IndexDefinition] { materialized.map(\.definition) }
-
-    /// Takes `entries` as the index of `definition` (a snapshot's stored index, recovered):
-    /// they must be what `materialize` would build from the same documents. Ignored when the
-    /// definition is already materialised.
-    mutating func adopt(_ definition: IndexDefinition, entries: Entries) {
-        guard self.entries(definition) == nil else { return }
-        byGroup[definition.collectionGroup, default: []].append(materialized.count)
-        materialized.append((definition, entries))
-    }
-
-    /// Drops every materialised index not in `definitions` (a snapshot's indexes that are no
-    /// longer declared: kept, each commit would go on maintaining them).
-    mutating func keepOnly(_ definitions: [IndexDefinition]) {
-        guard materialized.contains(where: { !definitions.contains($0.definition) }) else { return }
-        let kept = materialized.filter { definitions.contains($0.definition) }
-        materialized = []
-        byGroup = [:]
-        for (d, e) in kept { adopt(d, entries: e) }
-    }
-
     /// Databases of at least this many documents build an index on two threads: below it,
     /// handing half the work to another thread costs about what it saves (one build on two
     /// cores, a median of 30: 1,000 documents no faster, 1,500 +15%, 3,000 +43%).

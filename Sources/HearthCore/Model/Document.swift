@@ -51,10 +51,6 @@ public struct Document: Sendable, Hashable {
     /// times): a pointer compare, where `==` of two different objects compares their fields.
     public func isIdentical(to other: Document) -> Bool { storage === other.storage }
 
-    /// The stored version's identity (what `isIdentical(to:)` compares), for tables keyed by
-    /// version: a snapshot numbering the documents its stored index entries point to.
-    var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
-
     public func hash(into hasher: inout Hasher) {
         hasher.combine(path)
         hasher.combine(fields)

@@ -84,14 +84,9 @@ public final class Database: Sendable {
         self.historyBudget = historyBudget
         self.journal = journal
         let start = recovered?.lastCommit ?? Timestamp(seconds: Timestamp.minSeconds, nanos: 0)
+        let state = recovered.map { DatabaseState(database: id, readTime: start, documents: $0.documents, documentCount: $0.documentCount) }
+            ?? DatabaseState(database: id, readTime: start)
         let indexing = IndexingState(configuration: indexes ?? IndexConfiguration(), mode: indexMode ?? (indexes == nil ? .warn : .enforce))
-        var state = DatabaseState(database: id, readTime: start)
-        if let recovered {
-            state = DatabaseState(database: id, readTime: start, documents: recovered.documents, documentCount: recovered.documentCount)
-            // The indexes the snapshot stored that are still declared; the rest are built below.
-            state.indexes = recovered.indexes
-            state.indexes.keepOnly(indexing.configuration.declaredDefinitions)
-        }
         var initial = Core(state: state, lastCommit: start, indexing: indexing)
         // Declared indexes are built now, over the recovered documents if any (start-up
         // pays once, on two threads), so no query after it does.
@@ -119,11 +114,6 @@ public final class Database: Sendable {
 
     /// The current version, for lock-free reads.
     public func state() -> DatabaseState { core.withLock { $0.state } }
-
-    /// The current version and the declared indexes, for a data directory's snapshot.
-    func snapshotContents() -> SnapshotFile.Contents {
-        core.withLock { SnapshotFile.Contents(state: $0.state, indexes: $0.declared) }
-    }
 
     /// The document at `path` now.
     public func document(_ path: ResourcePath) -> Document? {

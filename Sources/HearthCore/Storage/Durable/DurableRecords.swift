@@ -10,10 +10,6 @@
 ///   (damage inside the last group written) from damage before later, complete groups;
 /// - `S` snapshot header: magic, version, the first log segment not folded into it;
 /// - `D` database: id, last commit time, document count; then `B` batches of its documents;
-/// - `I` index (snapshot format 2): after a database's batches, one of its declared indexes —
-///   the entry-key format, the definition, the entry count; then `K` batches of its entries
-///   in key order, each entry its key (the bytes shared with the previous key of the record
-///   counted, the rest written out) and the position of its document among the database's;
 /// - `E` snapshot end: database and document totals (a snapshot without it is incomplete).
 enum DurableRecord {
     static let segmentHeader: UInt8 = 0x48   // H
@@ -23,17 +19,10 @@ enum DurableRecord {
     static let database: UInt8 = 0x44        // D
     static let batch: UInt8 = 0x42           // B
     static let snapshotEnd: UInt8 = 0x45     // E
-    static let index: UInt8 = 0x49           // I
-    static let indexEntries: UInt8 = 0x4B    // K
 
     static let logMagic = "hearth-log"
     static let snapshotMagic = "hearth-snapshot"
     static let formatVersion = 1
-    /// Snapshots: 1 holds documents only; 2 may add `I`/`K` records after a database's
-    /// batches. This Hearth writes 2 and reads both; Hearth that reads only 1 refuses a 2
-    /// with the version named.
-    static let snapshotFormatVersion = 2
-    static let snapshotFormatVersions = 1...2
 
     static func segmentName(_ n: Int) -> String { "wal-" + padded(n) + ".log" }
     static func snapshotName(_ n: Int) -> String { "snapshot-" + padded(n) + ".hearth" }

@@ -282,10 +282,7 @@ public final class DurableStore: @unchecked Sendable {
         guard commit.commitTime > db.lastCommit else { return }
         for (path, document) in commit.changes {
             let key = DocumentKey(path)
-            let before = db.documents[key]?.document
-            let existed = before != nil
-            // The snapshot's stored indexes follow the replay (nothing to do without any).
-            db.indexes.update(key, from: before, to: document)
+            let existed = db.documents[key]?.document != nil
             if let document {
                 db.documents.updateValue(DocumentVersion(document: document, since: commit.commitTime, older: nil), forKey: key)
                 if !existed { db.documentCount += 1 }
@@ -340,16 +337,12 @@ public final class DurableStore: @unchecked Sendable {
         }
         let next = try wal.rotate()
         // Taken after the rotation: every commit in the older segments is in these states.
-        // With each, the indexes to store: the declared ones (a restart then reads them
-        // instead of building them); a database not opened since keeps those it was read with.
-        let contents = shared.withLock { s -> [SnapshotFile.Contents] in
-            s.attached.values.map { $0.snapshotContents() } + s.recovered.map { id, r in
-                var state = DatabaseState(database: id, readTime: r.lastCommit, documents: r.documents, documentCount: r.documentCount)
-                state.indexes = r.indexes
-                return SnapshotFile.Contents(state: state, indexes: r.indexes.definitions)
+        let states = shared.withLock { s -> [DatabaseState] in
+            s.attached.values.map { $0.state() } + s.recovered.map { id, r in
+                DatabaseState(database: id, readTime: r.lastCommit, documents: r.documents, documentCount: r.documentCount)
             }
         }
-        _ = try SnapshotFile.write(contents, number: next, directory: directory)
+        _ = try SnapshotFile.write(states, number: next, directory: directory)
         for name in (try? PosixFile.list(directory)) ?? [] {
             let old = DurableRecord.number(in: name, prefix: "wal-", suffix: ".log").map { $0 < next }
                 ?? DurableRecord.number(in: name, prefix: "snapshot-", suffix: ".hearth").map { $0 < next } ?? false

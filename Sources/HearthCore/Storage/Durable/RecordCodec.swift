@@ -63,25 +63,6 @@ struct RecordWriter {
         map(d.fields)
     }
 
-    /// An index definition (snapshot `I` records): collection group, scope (0 collection,
-    /// 1 collection group), then each field's path and kind (0 ascending, 1 descending,
-    /// 2 contains, 3 vector + dimension).
-    mutating func indexDefinition(_ d: IndexDefinition) {
-        string(d.collectionGroup)
-        byte(d.scope == .collection ? 0 : 1)
-        varint(d.fields.count)
-        for f in d.fields {
-            varint(f.path.segments.count)
-            for s in f.path.segments { string(s) }
-            switch f.kind {
-            case .ascending: byte(0)
-            case .descending: byte(1)
-            case .contains: byte(2)
-            case .vector(let dimension): byte(3); varint(dimension)
-            }
-        }
-    }
-
     mutating func map(_ m: MapValue) {
         varint(m.count)
         for (k, v) in m.entries {
@@ -231,40 +212,6 @@ struct RecordReader {
         segments.reserveCapacity(n)
         for _ in 0..<n { segments.append(try string()) }
         return ResourcePath(segments: segments)
-    }
-
-    /// Appends the next `n` bytes of the record to `out`.
-    mutating func appendBytes(_ n: Int, to out: inout [UInt8]) throws(Malformed) {
-        guard n <= bytes.count - offset else { throw fail("\(n) bytes past the record's end") }
-        out.append(contentsOf: bytes[offset..<(offset + n)])
-        offset += n
-    }
-
-    mutating func indexDefinition() throws(Malformed) -> IndexDefinition {
-        let group = try string()
-        let scope: IndexDefinition.Scope
-        switch try byte() {
-        case 0: scope = .collection
-        case 1: scope = .collectionGroup
-        case let b: throw fail("unknown index scope \(b)")
-        }
-        let n = try count(unit: 2)
-        var fields: [IndexDefinition.Field] = []
-        for _ in 0..<n {
-            let segments = try count()
-            var path: [String] = []
-            for _ in 0..<segments { path.append(try string()) }
-            let kind: IndexDefinition.Kind
-            switch try byte() {
-            case 0: kind = .ascending
-            case 1: kind = .descending
-            case 2: kind = .contains
-            case 3: kind = .vector(dimension: try varint())
-            case let b: throw fail("unknown index field kind \(b)")
-            }
-            fields.append(IndexDefinition.Field(FieldPath(path), kind))
-        }
-        return IndexDefinition(collectionGroup: group, scope: scope, fields: fields)
     }
 
     mutating func databaseID() throws(Malformed) -> DatabaseID {

@@ -8,9 +8,6 @@ struct RecoveredDatabase {
     var documents: PersistentSortedMap<DocumentKey, DocumentVersion>
     var documentCount: Int
     var lastCommit: Timestamp
-    /// The indexes the snapshot stored (its declared ones then), kept in step with the
-    /// commits replayed after it; `Database` keeps those still declared.
-    var indexes = IndexStore()
 }
 
 /// `snapshot-N.hearth`: every database's documents as of a moment, and N, the first log
@@ -21,15 +18,8 @@ enum SnapshotFile {
     /// reading holds little at a time.
     static let batchBytes = 64 * 1024
 
-    /// One database to write: its state, and the indexes to store with it (those declared;
-    /// each one the state has materialised is written, the rest are left to be built).
-    struct Contents {
-        var state: DatabaseState
-        var indexes: [IndexDefinition]
-    }
-
-    /// Writes `databases` as snapshot `number` in `directory`; returns its size in bytes.
-    static func write(_ databases: [Contents], number: Int, directory: String) throws(FirestoreError) -> Int {
+    /// Writes `states` as snapshot `number` in `directory`; returns its size in bytes.
+    static func write(_ states: [DatabaseState], number: Int, directory: String) throws(FirestoreError) -> Int {
         let finalPath = (directory as NSString).appendingPathComponent(DurableRecord.snapshotName(number))
         let temporary = finalPath + ".tmp"
         do {
@@ -48,86 +38,43 @@ enum SnapshotFile {
             var header = RecordWriter()
             header.byte(DurableRecord.snapshotHeader)
             header.string(DurableRecord.snapshotMagic)
-            header.varint(DurableRecord.snapshotFormatVersion)
+            header.varint(DurableRecord.formatVersion)
             header.varint(number)
             framer.frame(header.bytes, into: &out)
             var documents = 0
-            for database in databases {
-                let state = database.state
+            for state in states {
                 var d = RecordWriter()
                 d.byte(DurableRecord.database)
                 d.databaseID(state.database)
                 d.timestamp(state.readTime)
                 d.varint(state.documentCount)
                 framer.frame(d.bytes, into: &out)
-                let stored = database.indexes.compactMap { definition in state.indexes.entries(definition).map { (definition, $0) } }
-                // Each document's position among the database's, for the stored entries to
-                // name (a pointer's hash: no path hashed or compared).
-                var positions: [ObjectIdentifier: Int] = [:]
-                if !stored.isEmpty { positions.reserveCapacity(state.documentCount) }
                 var batch = RecordWriter()
                 var inBatch = 0
-                func emit(_ kind: UInt8) {
+                func emit() {
                     var record = RecordWriter()
-                    record.byte(kind)
+                    record.byte(DurableRecord.batch)
                     record.varint(inBatch)
                     record.bytes.append(contentsOf: batch.bytes)
                     framer.frame(record.bytes, into: &out)
                     batch.bytes.removeAll(keepingCapacity: true)
                     inBatch = 0
                 }
-                var position = 0
                 for (_, version) in state.documents {
                     guard let doc = version.document else { continue }
-                    if !stored.isEmpty { positions[doc.storageIdentity] = position }
-                    position += 1
                     batch.document(doc)
                     inBatch += 1
                     documents += 1
                     if batch.bytes.count >= batchBytes {
-                        emit(DurableRecord.batch)
+                        emit()
                         try flushIfLarge()
                     }
                 }
-                if inBatch > 0 { emit(DurableRecord.batch) }
-                for (definition, entries) in stored {
-                    guard let named = entryPositions(entries, in: state, positions: positions) else { continue }
-                    var i = RecordWriter()
-                    i.byte(DurableRecord.index)
-                    i.varint(IndexKeyEncoding.formatVersion)
-                    i.indexDefinition(definition)
-                    i.varint(entries.count)
-                    framer.frame(i.bytes, into: &out)
-                    var previous: [UInt8] = [], key: [UInt8] = []
-                    var k = 0
-                    for (entry, _) in entries {
-                        key.removeAll(keepingCapacity: true)
-                        entry.appendBytes(0..<entry.count, to: &key)
-                        // Keys in order share long prefixes (collection path, field values):
-                        // each is written as what it shares with the one before and the rest.
-                        var shared = 0
-                        let limit = min(previous.count, key.count)
-                        while shared < limit, previous[shared] == key[shared] { shared += 1 }
-                        batch.varint(shared)
-                        batch.varint(key.count - shared)
-                        batch.bytes.append(contentsOf: key[shared...])
-                        batch.varint(named[k])
-                        k += 1
-                        inBatch += 1
-                        swap(&previous, &key)
-                        if batch.bytes.count >= batchBytes {
-                            emit(DurableRecord.indexEntries)
-                            previous.removeAll(keepingCapacity: true)  // each record decodes alone
-                            try flushIfLarge()
-                        }
-                    }
-                    if inBatch > 0 { emit(DurableRecord.indexEntries) }
-                    try flushIfLarge()
-                }
+                if inBatch > 0 { emit() }
             }
             var end = RecordWriter()
             end.byte(DurableRecord.snapshotEnd)
-            end.varint(databases.count)
+            end.varint(states.count)
             end.varint(documents)
             framer.frame(end.bytes, into: &out)
             try file.write(out)
@@ -141,25 +88,6 @@ enum SnapshotFile {
             try? PosixFile.remove(temporary)
             throw FirestoreError(.unavailable, "Compaction could not write a snapshot: \(error).")
         }
-    }
-
-    /// The position of each entry's document among the state's documents, in entry order; nil
-    /// if one is not there (the index is then not stored, and a restart builds it). An entry
-    /// may hold a version its document has since replaced in fields the index does not
-    /// cover: its key is that of the current version, which it names.
-    private static func entryPositions(_ entries: IndexStore.Entries, in state: DatabaseState, positions: [ObjectIdentifier: Int]) -> [Int]? {
-        var named: [Int] = []
-        named.reserveCapacity(entries.count)
-        for (_, doc) in entries {
-            if let p = positions[doc.storageIdentity] {
-                named.append(p)
-            } else if let current = state.documents[DocumentKey(doc.path)]?.document, let p = positions[current.storageIdentity] {
-                named.append(p)
-            } else {
-                return nil
-            }
-        }
-        return named
     }
 
     /// Batch records read before their documents are decoded, on every core at once: large
@@ -191,48 +119,12 @@ enum SnapshotFile {
         }
     }
 
-    /// An index-entries record's entries, decoded against the database's documents in
-    /// order: in key order, or what is wrong (the offset is within the record).
-    typealias DecodedEntries = Result<[IndexStore.Element], RecordReader.Malformed>
-
-    /// Decodes one `K` record: entries in strictly increasing key order, each naming one of
-    /// `documents` by position.
-    static func decodeEntries(_ record: [UInt8], documents: [Document]) -> DecodedEntries {
-        Result { () throws(RecordReader.Malformed) in
-            var r = RecordReader(record)
-            _ = try r.byte()
-            let n = try r.count(unit: 3)
-            var elements: [IndexStore.Element] = []
-            elements.reserveCapacity(n)
-            var key: [UInt8] = []
-            key.reserveCapacity(128)
-            for _ in 0..<n {
-                let shared = try r.varint()
-                guard shared <= key.count else {
-                    throw RecordReader.Malformed(offset: r.offset, what: "an index entry sharing \(shared) bytes with a key of \(key.count)")
-                }
-                key.removeSubrange(shared...)
-                try r.appendBytes(try r.count(), to: &key)
-                let position = try r.varint()
-                guard position < documents.count else {
-                    throw RecordReader.Malformed(offset: r.offset, what: "an index entry naming document \(position) of \(documents.count)")
-                }
-                let entry = IndexKey(key)
-                if let previous = elements.last, !(previous.key < entry) {
-                    throw RecordReader.Malformed(offset: r.offset, what: "index entries out of order")
-                }
-                elements.append((entry, documents[position]))
-            }
-            return elements
-        }
-    }
-
-    /// `decode` of each of `records` on up to `threads` threads at once (each takes the next
-    /// record not yet taken); the results are in the records' order.
-    static func decodeInParallel<T: Sendable>(_ records: [[UInt8]], threads: Int, placeholder: T,
-                                              _ decode: @Sendable ([UInt8]) -> T) -> [T] {
-        guard records.count > 1, threads > 1 else { return records.map(decode) }
-        var results = [T](repeating: placeholder, count: records.count)
+    /// Decodes `records` on up to `threads` threads at once (each takes the next record not
+    /// yet taken); the results are in the records' order.
+    static func decodeBatches(_ records: [[UInt8]], threads: Int) -> [DecodedBatch] {
+        guard records.count > 1, threads > 1 else { return records.map(decodeBatch) }
+        let placeholder = DecodedBatch.success([])
+        var results = [DecodedBatch](repeating: placeholder, count: records.count)
         let next = Atomic<Int>(0)
         results.withUnsafeMutableBufferPointer { buffer in
             // Each index is written by the one thread that took it, and read after all finish.
@@ -241,7 +133,7 @@ enum SnapshotFile {
                 while true {
                     let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard i < records.count else { break }
-                    out[i] = decode(records[i])
+                    out[i] = decodeBatch(records[i])
                 }
             }
         }
@@ -251,55 +143,25 @@ enum SnapshotFile {
     /// Reads a snapshot: the first log segment to replay after it, and every database.
     ///
     /// The file is read and checked (each fragment's checksum) in order on this thread; the
-    /// batch records' documents and the stored indexes' entries — most of a restart's work —
-    /// are decoded `decodeAheadBytes` at a time on every core, then appended in file order.
-    /// An error is reported as reading in order would: a malformed batch before whatever
-    /// went wrong after it.
+    /// batch records' documents — most of a restart's work — are decoded `decodeAheadBytes`
+    /// at a time on every core, then appended in file order. An error is reported as reading
+    /// in order would: a malformed batch before whatever went wrong after it.
     static func read(_ path: String, threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws(DurableStoreError) -> (nextSegment: Int, databases: [DatabaseID: RecoveredDatabase]) {
         let log: LogReader
         do { log = try LogReader(path: path) } catch { throw .damaged(error, advice: snapshotAdvice) }
         var nextSegment: Int?
-        var version = 0
         var databases: [DatabaseID: RecoveredDatabase] = [:]
         // The database being read, and its documents as decoded: one array per batch record,
         // built into the tree without copying them into one.
         var current: (id: DatabaseID, lastCommit: Timestamp, declared: Int)?
         var chunks: [[(key: DocumentKey, value: DocumentVersion)]] = [], held = 0
-        // Once its first stored index begins: the database's documents built, and the same
-        // documents in order, which the entries name by position.
-        var finished: RecoveredDatabase?
-        var ordered: [Document] = []
-        // The stored index being read, and its entries as decoded.
-        var index: (definition: IndexDefinition, usable: Bool, declared: Int)?
-        var entryChunks: [[IndexStore.Element]] = [], entriesHeld = 0
         var ended = false
-        // Batch or entry records read but not yet decoded, with where each begins in the file.
+        // Batch records read but not yet decoded, with where each begins in the file.
         var pending: [[UInt8]] = [], pendingOffsets: [Int] = [], pendingBytes = 0
         func decodePending() throws(DurableStoreError) {
             guard !pending.isEmpty else { return }
+            let decoded = decodeBatches(pending, threads: threads)
             defer { pending = []; pendingOffsets = []; pendingBytes = 0 }
-            if index != nil {
-                let documents = ordered
-                let decoded = decodeInParallel(pending, threads: threads, placeholder: DecodedEntries.success([])) {
-                    decodeEntries($0, documents: documents)
-                }
-                for (i, result) in decoded.enumerated() {
-                    let elements: [IndexStore.Element]
-                    switch result {
-                    case .success(let e): elements = e
-                    case .failure(let error):
-                        throw .corrupt(file: path, offset: pendingOffsets[i], problem: error.description, advice: snapshotAdvice)
-                    }
-                    if let first = elements.first, let previous = entryChunks.last?.last, !(previous.key < first.key) {
-                        throw .corrupt(file: path, offset: pendingOffsets[i], problem: "index entries out of order at the record's first entry",
-                                       advice: snapshotAdvice)
-                    }
-                    entriesHeld += elements.count
-                    if !elements.isEmpty { entryChunks.append(elements) }
-                }
-                return
-            }
-            let decoded = decodeInParallel(pending, threads: threads, placeholder: DecodedBatch.success([]), decodeBatch)
             for (i, result) in decoded.enumerated() {
                 let elements: [(key: DocumentKey, value: DocumentVersion)]
                 switch result {
@@ -315,42 +177,17 @@ enum SnapshotFile {
                 if !elements.isEmpty { chunks.append(elements) }
             }
         }
-        // The current database's documents as a tree; with `positions`, also in `ordered`.
-        func finishDocuments(positions: Bool) throws(DurableStoreError) {
-            guard finished == nil, let c = current else { return }
+        func finishDatabase() throws(DurableStoreError) {
+            try decodePending()
+            guard let c = current else { return }
             guard held == c.declared else {
                 throw .corrupt(file: path, offset: log.recordOffset, problem: "database \(c.id.name) declares \(c.declared) documents but holds \(held)", advice: snapshotAdvice)
             }
             var taken: [[(key: DocumentKey, value: DocumentVersion)]] = []
             swap(&taken, &chunks)
             held = 0
-            if positions {
-                ordered.reserveCapacity(c.declared)
-                for chunk in taken { for element in chunk { ordered.append(element.value.document!) } }
-            }
-            finished = RecoveredDatabase(documents: PersistentSortedMap(sortedChunks: taken), documentCount: c.declared, lastCommit: c.lastCommit)
-        }
-        func finishIndex() throws(DurableStoreError) {
-            guard let i = index else { return }
-            guard entriesHeld == i.declared else {
-                throw .corrupt(file: path, offset: log.recordOffset, problem: "index \(i.definition) declares \(i.declared) entries but holds \(entriesHeld)", advice: snapshotAdvice)
-            }
-            var taken: [[IndexStore.Element]] = []
-            swap(&taken, &entryChunks)
-            entriesHeld = 0
-            index = nil
-            // Keys of another entry format are checked as any, then left: the index is built.
-            if i.usable { finished!.indexes.adopt(i.definition, entries: IndexStore.Entries(sortedChunks: taken)) }
-        }
-        func finishDatabase() throws(DurableStoreError) {
-            try decodePending()
-            try finishIndex()
-            try finishDocuments(positions: false)
-            guard let c = current else { return }
-            databases[c.id] = finished
+            databases[c.id] = RecoveredDatabase(documents: PersistentSortedMap(sortedChunks: taken), documentCount: c.declared, lastCommit: c.lastCommit)
             current = nil
-            finished = nil
-            ordered = []
         }
         while true {
             let record: [UInt8]?
@@ -359,8 +196,7 @@ enum SnapshotFile {
                 throw .damaged(error, advice: snapshotAdvice)
             }
             guard let record else { break }
-            if !ended, current != nil,
-               (record.first == DurableRecord.batch && finished == nil) || (record.first == DurableRecord.indexEntries && index != nil) {
+            if record.first == DurableRecord.batch, !ended, nextSegment != nil, current != nil {
                 pending.append(record)
                 pendingOffsets.append(log.recordOffset)
                 pendingBytes += record.count
@@ -381,10 +217,9 @@ enum SnapshotFile {
                     guard nextSegment == nil, try r.string() == DurableRecord.snapshotMagic else {
                         throw RecordReader.Malformed(offset: 1, what: "not a Hearth snapshot header")
                     }
-                    version = try r.varint()
-                    guard DurableRecord.snapshotFormatVersions.contains(version) else {
-                        let known = DurableRecord.snapshotFormatVersions.map(String.init).joined(separator: " and ")
-                        throw RecordReader.Malformed(offset: 1, what: "snapshot format version \(version) (this Hearth reads \(known))")
+                    let version = try r.varint()
+                    guard version == DurableRecord.formatVersion else {
+                        throw RecordReader.Malformed(offset: 1, what: "snapshot format version \(version) (this Hearth reads \(DurableRecord.formatVersion))")
                     }
                     nextSegment = try r.varint()
                 case DurableRecord.database:
@@ -393,17 +228,8 @@ enum SnapshotFile {
                     let last = try r.timestamp()
                     current = (id, last, try r.varint())
                 case DurableRecord.batch:
-                    // Batches are queued above; only one outside a database's documents reaches here.
-                    throw RecordReader.Malformed(offset: 0, what: current == nil ? "documents before their database" : "documents after their database's indexes")
-                case DurableRecord.index where version >= 2:
-                    guard current != nil else { throw RecordReader.Malformed(offset: 0, what: "an index before its database") }
-                    try finishIndex()
-                    try finishDocuments(positions: true)
-                    let keyFormat = try r.varint()
-                    let definition = try r.indexDefinition()
-                    index = (definition, keyFormat == IndexKeyEncoding.formatVersion, try r.varint())
-                case DurableRecord.indexEntries where version >= 2:
-                    throw RecordReader.Malformed(offset: 0, what: "index entries before their index")
+                    // Batches are queued above; only one outside a database reaches here.
+                    throw RecordReader.Malformed(offset: 0, what: "documents before their database")
                 case DurableRecord.snapshotEnd:
                     try finishDatabase()
                     let count = try r.varint()

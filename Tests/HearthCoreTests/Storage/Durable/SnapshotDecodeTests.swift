@@ -57,7 +57,7 @@ import Testing
             let d = document("c/d\(i)", i)
             map.updateValue(DocumentVersion(document: d, since: d.updateTime, older: nil), forKey: DocumentKey(d.path))
         }
-        let size = try SnapshotFile.write([SnapshotFile.Contents(state: DatabaseState(database: id, readTime: time, documents: map, documentCount: 9_000), indexes: [])], number: 2, directory: dir.path)
+        let size = try SnapshotFile.write([DatabaseState(database: id, readTime: time, documents: map, documentCount: 9_000)], number: 2, directory: dir.path)
         #expect(size > 2 * SnapshotFile.decodeAheadBytes)
         let serial = try SnapshotFile.read(dir.file(DurableRecord.snapshotName(2)), threads: 1)
         let parallel = try SnapshotFile.read(dir.file(DurableRecord.snapshotName(2)), threads: 2)

@@ -26,20 +26,6 @@ struct StorageFaultTests {
 
     static func fields(_ n: Int) -> MapValue { testFields(["n": .integer(Int64(n)), "s": .string("v\(n)")]) }
 
-    /// Declared in the compaction and start-up runs, so their snapshots store an index (the
-    /// `I` and `K` records) and their restarts read it.
-    static let indexes = try! IndexConfiguration(json: Data(#"""
-        {"indexes": [{"collectionGroup": "c", "queryScope": "COLLECTION", "fields": [
-            {"fieldPath": "n", "order": "ASCENDING"}, {"fieldPath": "s", "order": "DESCENDING"}]}]}
-        """#.utf8))
-
-    /// Whether the database's declared index holds what building it from its documents gives.
-    static func indexMatchesRebuild(_ db: Database) -> Bool {
-        let state = db.state()
-        return Set(state.indexes.definitions) == Set(indexes.declaredDefinitions)
-            && StoredIndexTests.entries(state) == StoredIndexTests.rebuilt(state, indexes.declaredDefinitions)
-    }
-
     static func reasonNamed(_ message: String, _ fault: DiskFault) -> Bool {
         switch fault {
         case .enospcOnWrite, .enospcOnSync, .shortWrite: message.contains(String(cString: strerror(ENOSPC)))
@@ -160,7 +146,7 @@ struct StorageFaultTests {
         let base: [String: String]
         do {
             let store = try DurableStore.open(directory: workspace.template + "/data")
-            let db = store.database(Self.id, clock: clock, indexes: Self.indexes)
+            let db = store.database(Self.id, clock: clock)
             for i in 0..<12 {
                 clock.advance(by: 1)
                 var writes: [Write] = [.set(testPath("c/d\(i % 10)"), Self.fields(i))]
@@ -176,7 +162,7 @@ struct StorageFaultTests {
             let run = CompactionRun()
             guard let store = try? DurableStore.open(directory: root + "/data", options: Self.quiet) else { return run }
             run.store = store
-            let db = store.database(Self.id, clock: clock, indexes: Self.indexes)
+            let db = store.database(Self.id, clock: clock)
             disk.arm()
             do { try store.compact() } catch { run.compactionError = Self.message(error) }
             run.callsBeforeCommit = disk.calls.count
@@ -200,9 +186,7 @@ struct StorageFaultTests {
                 throw FaultEnumerator<CompactionRun>.Problem("start-up refused: \(error)")
             }
             defer { store.close() }
-            let recovered = store.database(Self.id, clock: ManualClock(now: testTime(1000)), indexes: Self.indexes)
-            let got = Self.contents(recovered)
-            guard Self.indexMatchesRebuild(recovered) else { throw FaultEnumerator<CompactionRun>.Problem("the recovered index differs from one built") }
+            let got = Self.contents(store.database(Self.id, clock: ManualClock(now: testTime(1000))))
             if run.committed {
                 guard got == withPost else { throw FaultEnumerator<CompactionRun>.Problem("lost data: recovered \(got.count) documents, expected \(withPost.count)") }
             } else {
@@ -235,12 +219,9 @@ struct StorageFaultTests {
         let base: [String: String]
         do {
             let store = try DurableStore.open(directory: data)
-            let db = store.database(Self.id, clock: clock, indexes: Self.indexes)
+            let db = store.database(Self.id, clock: clock)
             for i in 0..<5 { clock.advance(by: 1); try db.commit([.set(testPath("c/d\(i)"), Self.fields(i))]) }
             try store.compact()
-            // The snapshot stores the index: start-up reads it, and replays the later commits into it.
-            let snapshot = try #require(try FileManager.default.contentsOfDirectory(atPath: data).first { $0.hasSuffix(".hearth") })
-            #expect(try #require(try SnapshotFile.read(data + "/" + snapshot).databases[Self.id]).indexes.definitions == Self.indexes.declaredDefinitions)
             for i in 5..<8 { clock.advance(by: 1); try db.commit([.set(testPath("c/d\(i % 6)"), Self.fields(i))]) }
             base = Self.contents(db)
             store.abandon()
@@ -261,7 +242,7 @@ struct StorageFaultTests {
             do { run.store = try DurableStore.open(directory: root + "/data", options: .init(notice: { _ in })) } catch { run.openError = "\(error)" }
             if let store = run.store {
                 clock.advance(by: 1)
-                run.committed = (try? store.database(Self.id, clock: clock, indexes: Self.indexes).commit([.set(testPath("c/post"), Self.fields(99))])) != nil
+                run.committed = (try? store.database(Self.id, clock: clock).commit([.set(testPath("c/post"), Self.fields(99))])) != nil
             }
             return run
         }, settle: { run, died in
@@ -275,9 +256,7 @@ struct StorageFaultTests {
                 throw FaultEnumerator<StartRun>.Problem("the next start-up refused: \(error)")
             }
             defer { store.close() }
-            let recovered = store.database(Self.id, clock: ManualClock(now: testTime(1000)), indexes: Self.indexes)
-            let got = Self.contents(recovered)
-            guard Self.indexMatchesRebuild(recovered) else { throw FaultEnumerator<StartRun>.Problem("the recovered index differs from one built") }
+            let got = Self.contents(store.database(Self.id, clock: ManualClock(now: testTime(1000))))
             guard got == withPost || (!run.committed && got == base) else {
                 throw FaultEnumerator<StartRun>.Problem("recovered \(got.count) documents (committed after start-up: \(run.committed))")
             }
