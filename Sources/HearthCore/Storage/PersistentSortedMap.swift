@@ -86,9 +86,10 @@ public struct PersistentSortedMap<Key: Comparable & Sendable, Value: Sendable>: 
         count = total
         // The nodes take the elements from the end of the last chunk, right to left, each
         // filling its arrays from the back: removeLast moves every element into place, so no
-        // key or value is copied (and retained) again.
-        var remaining = chunks
-        root = Self.build(&remaining, count: count, height: capacities.count - 1, capacities: capacities)
+        // key or value is copied (and retained) again. The parameter itself is taken apart: a
+        // copy of it (`var remaining = chunks`) shared the chunks' buffers with it, and each
+        // chunk's first removeLast then copied the whole chunk, retaining every element.
+        root = Self.build(&chunks, count: count, height: capacities.count - 1, capacities: capacities)
     }
 
     /// The last element of the last non-empty chunk, removed (moved out).

@@ -186,7 +186,7 @@ enum SnapshotFile {
             var taken: [[(key: DocumentKey, value: DocumentVersion)]] = []
             swap(&taken, &chunks)
             held = 0
-            databases[c.id] = RecoveredDatabase(documents: PersistentSortedMap(sortedChunks: taken), documentCount: c.declared, lastCommit: c.lastCommit)
+            databases[c.id] = RecoveredDatabase(documents: PersistentSortedMap(sortedChunks: consume taken), documentCount: c.declared, lastCommit: c.lastCommit)
             current = nil
         }
         while true {
