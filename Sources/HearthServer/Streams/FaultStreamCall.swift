@@ -1,11 +1,13 @@
 import HearthCore
 import Synchronization
 
-/// A Listen or Write stream's call as its session sees it: the transport's call, plus the
-/// one fault that acts on a stream over time — `dropStream`, which ends the stream with
-/// UNAVAILABLE once it has sent N more messages (docs/faults.md). While none is armed a
-/// send costs one relaxed atomic load more.
-final class FaultStreamCall: FirestoreStreamCall {
+/// The one fault that acts on a Listen or Write stream over time — `dropStream`, which ends
+/// the stream with UNAVAILABLE once it has sent N more messages (docs/faults.md) — in front
+/// of the transport's sends and flushes. A session sends and flushes through it and calls
+/// the transport's call directly for the rest (when it also stood in for those, the
+/// forwarding cost ~160 instructions a Listen message: performance-server.md). While no
+/// drop is armed a send costs one relaxed atomic load more.
+final class FaultStreamCall {
     let inner: any FirestoreStreamCall
     /// Messages still to send before the drop; -1: no drop armed; 0: drop at the next flush.
     private let left = Atomic<Int>(-1)
@@ -37,9 +39,6 @@ final class FaultStreamCall: FirestoreStreamCall {
         return effect
     }
 
-    var transport: RequestLogEntry.Transport { inner.transport }
-    var authorization: String? { inner.authorization }
-
     func send(_ message: [UInt8]) throws(FirestoreError) {
         let l = left.load(ordering: .relaxed)
         if l == 0 {
@@ -55,14 +54,4 @@ final class FaultStreamCall: FirestoreStreamCall {
         inner.flush()
         if left.load(ordering: .relaxed) == 0 { drop() }
     }
-
-    func finish(_ code: FirestoreError.Code, message: String) { inner.finish(code, message: message) }
-    func runWorker(_ body: @escaping @Sendable () -> Void) -> Bool { inner.runWorker(body) }
-    func onEventLoop(_ body: @escaping @Sendable () -> Void) { inner.onEventLoop(body) }
-    func runNonBlocking(_ body: @escaping @Sendable () -> Void) -> Bool { inner.runNonBlocking(body) }
-    var isWritable: Bool { inner.isWritable }
-    var writableRoom: Int { inner.writableRoom }
-    func whenWritable(_ body: @escaping @Sendable () -> Void) { inner.whenWritable(body) }
-    func onEnded(_ body: @escaping @Sendable () -> Void) { inner.onEnded(body) }
-    func abortConnection() { inner.abortConnection() }
 }

@@ -88,8 +88,9 @@ final class ListenSession: StreamSession, @unchecked Sendable {
     }
 
     let state: EmulatorState
+    /// The transport's call. Sends and flushes go through `faults` instead (a `dropAfter`
+    /// fault counts them); everything else comes here directly, without a forwarding layer.
     let call: any FirestoreStreamCall
-    /// The same call, for the stream's injected faults.
     private let faults: FaultStreamCall
     let codec: any ListenCodec
     /// This stream's entry in `state.streams`.
@@ -109,7 +110,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
     private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any ListenCodec) {
         self.state = state
         faults = FaultStreamCall(call)
-        self.call = faults
+        self.call = call
         self.codec = codec
         streamID = call.register(.listen, in: state)
     }
@@ -226,7 +227,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
     }
 
     private func send(_ message: [UInt8]) throws(FirestoreError) {
-        try call.send(message)
+        try faults.send(message)
         room -= message.count
     }
 
@@ -279,7 +280,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
                 do throws(FirestoreError) {
                     let backlog = pendingHead < pending.count
                     guard try pump() else {
-                        call.flush()
+                        faults.flush()
                         call.whenWritable { [self] in schedule() }
                         return
                     }
@@ -287,7 +288,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
                     // else would flush it, and a client that caught up would wait for the
                     // next commit (a WebChannel back channel re-opened while this ran got
                     // only what was there before).
-                    if backlog { call.flush() }
+                    if backlog { faults.flush() }
                 } catch {
                     finished = true
                     call.finish(error)
@@ -322,7 +323,7 @@ final class ListenSession: StreamSession, @unchecked Sendable {
             }
             do throws(FirestoreError) {
                 try process(batch)
-                call.flush()
+                faults.flush()
             } catch {
                 finished = true
                 call.finish(error)

@@ -23,8 +23,9 @@ final class WriteSession: StreamSession, @unchecked Sendable {
     }
 
     let state: EmulatorState
+    /// The transport's call. Sends and flushes go through `faults` instead (a `dropAfter`
+    /// fault counts them); everything else comes here directly, without a forwarding layer.
     let call: any FirestoreStreamCall
-    /// The same call, for the stream's injected faults.
     private let faults: FaultStreamCall
     let codec: any WriteCodec
 
@@ -42,7 +43,7 @@ final class WriteSession: StreamSession, @unchecked Sendable {
     private init(state: EmulatorState, call: any FirestoreStreamCall, codec: any WriteCodec) {
         self.state = state
         faults = FaultStreamCall(call)
-        self.call = faults
+        self.call = call
         self.codec = codec
         openStreamID = call.register(.write, in: state)
     }
@@ -75,7 +76,7 @@ final class WriteSession: StreamSession, @unchecked Sendable {
             guard let batch = events.take() else { return }
             do throws(FirestoreError) {
                 for event in batch where !finished { try handle(event) }
-                call.flush()
+                faults.flush()
             } catch {
                 finished = true
                 call.finish(error)
@@ -118,7 +119,7 @@ final class WriteSession: StreamSession, @unchecked Sendable {
             let auth = try AuthContext.parse(call.authorization)
             service = try DocumentService(state: state, database: database, auth: auth)
             state.streams.update(openStreamID) { $0.database = database }
-            try call.send(codec.response(streamID: streamID, streamToken: nextToken(), result: nil))
+            try faults.send(codec.response(streamID: streamID, streamToken: nextToken(), result: nil))
             return
         }
         let database = service.database
@@ -133,7 +134,7 @@ final class WriteSession: StreamSession, @unchecked Sendable {
         // A request without writes is the SDKs' notice that the stream is closing: answered
         // with a token, then the call ends (as the official emulator does).
         guard !request.writes.isEmpty else {
-            try call.send(codec.response(streamID: "", streamToken: nextToken(), result: nil))
+            try faults.send(codec.response(streamID: "", streamToken: nextToken(), result: nil))
             finished = true
             call.finish(.ok, message: "")
             return
@@ -144,6 +145,6 @@ final class WriteSession: StreamSession, @unchecked Sendable {
         // A dropped answer: committed, and the stream is cut instead of answering.
         if fault != nil { throw .injectedDroppedAnswer }
         // The stream id goes with the handshake's answer only.
-        try call.send(codec.response(streamID: "", streamToken: nextToken(), result: result))
+        try faults.send(codec.response(streamID: "", streamToken: nextToken(), result: result))
     }
 }
