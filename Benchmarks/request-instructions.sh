@@ -7,15 +7,18 @@
 #
 #   Benchmarks/request-instructions.sh [BIN] [KIND...]
 #     BIN: a release `hearth` (default: this checkout's, swift build -c release)
-#     KIND: grpc-get grpc-commit rest-get rest-patch (default: all)
-#   N1/N2 in the environment (default 500/2500); PORT fixes the port (default: a free one).
+#     KIND: grpc-get grpc-batchget grpc-commit rest-get rest-patch (default: all; grpc-batchget
+#           reads 20 documents a call)
+#   N1/N2 in the environment (default 500/2500); PORT fixes the port (default: a free one);
+#   C/M the gRPC load's connections and streams per connection (h2load -c/-m; default 1/1);
+#   KEEP=DIR keeps each run's callgrind output as DIR/KIND-N.out (for callgrind_annotate).
 #
 # Needs valgrind and nghttp2-client (h2load). Compare two builds by running it on each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-$(swift build -c release --show-bin-path)/hearth}
 shift || true
-KINDS=("$@"); [ ${#KINDS[@]} -gt 0 ] || KINDS=(grpc-get grpc-commit rest-get rest-patch)
+KINDS=("$@"); [ ${#KINDS[@]} -gt 0 ] || KINDS=(grpc-get grpc-batchget grpc-commit rest-get rest-patch)
 N1=${N1:-500}; N2=${N2:-2500}
 command -v valgrind >/dev/null && command -v h2load >/dev/null || { echo "needs valgrind and h2load" >&2; exit 1; }
 WORK=$(mktemp -d); trap 'kill ${SERVER:-0} 2>/dev/null || true; rm -rf "$WORK"' EXIT
@@ -39,21 +42,26 @@ entry = field(1, b"f") + field(2, value)          # map entry
 doc = field(1, name) + field(2, entry)
 write = field(1, doc)                             # Write.update
 open(f"{work}/commit.bin", "wb").write(frame(field(1, db) + field(2, write)))
+names = [db + b"/documents/c/d%d" % i for i in range(1, 21)]
+open(f"{work}/batchget.bin", "wb").write(frame(field(1, db) + b"".join(field(2, n) for n in names)))
 open(f"{work}/seed.json", "w").write(json.dumps({"c/d1": {"f": "hello"}}))
+open(f"{work}/seed20.json", "w").write(json.dumps({"c/d%d" % i: {"f": "hello"} for i in range(1, 21)}))
 open(f"{work}/patch.json", "w").write(json.dumps({"fields": {"f": {"stringValue": "hello"}}}))
 PY
 
 count() {  # KIND N → total instructions of a server run answering N requests
     local kind=$1 n=$2
     rm -f "$WORK/ready" "$WORK/cg.out"
+    local seed=seed.json; [ "$kind" = grpc-batchget ] && seed=seed20.json
     valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "$BIN" serve --port "${PORT:-0}" --no-console \
-        --ready-file "$WORK/ready" --seed "$WORK/seed.json" --project cost > "$WORK/serve.log" 2>&1 &
+        --ready-file "$WORK/ready" --seed "$WORK/$seed" --project cost > "$WORK/serve.log" 2>&1 &
     SERVER=$!
     for _ in $(seq 1 600); do [ -s "$WORK/ready" ] && break; sleep 0.1; done
     local host; host=$(cat "$WORK/ready")
-    local grpc=(-H "content-type: application/grpc" -H "te: trailers" -c 1 -m 1 -n "$n")
+    local grpc=(-H "content-type: application/grpc" -H "te: trailers" -c "${C:-1}" -m "${M:-1}" -n "$n")
     case "$kind" in
         grpc-get) h2load "${grpc[@]}" -d "$WORK/get.bin" "http://$host/google.firestore.v1.Firestore/GetDocument" >/dev/null ;;
+        grpc-batchget) h2load "${grpc[@]}" -d "$WORK/batchget.bin" "http://$host/google.firestore.v1.Firestore/BatchGetDocuments" >/dev/null ;;
         grpc-commit) h2load "${grpc[@]}" -d "$WORK/commit.bin" "http://$host/google.firestore.v1.Firestore/Commit" >/dev/null ;;
         rest-get|rest-patch) python3 - "$host" "$kind" "$n" "$WORK/patch.json" <<'PY' ;;
 import http.client, sys
@@ -70,6 +78,7 @@ PY
     curl -s -X POST "http://$host/shutdown" >/dev/null || true
     wait "$SERVER" 2>/dev/null || true
     SERVER=
+    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cp "$WORK/cg.out" "$KEEP/$kind-$n.out"; fi
     awk '/^summary:/ {print $2}' "$WORK/cg.out"
 }
 
