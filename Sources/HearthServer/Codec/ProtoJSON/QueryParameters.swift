@@ -83,8 +83,9 @@ struct QueryParameters {
 enum PercentDecoding {
     /// Nil when an escape is malformed or the result is not UTF-8.
     static func decode<S: StringProtocol>(_ s: S, plusIsSpace: Bool = false) -> String? {
+        // Nothing to decode (most paths): no copy of the bytes.
+        if !s.utf8.contains(37) && !(plusIsSpace && s.utf8.contains(43)) { return String(s) }
         let utf8 = Array(s.utf8)
-        if !utf8.contains(37) && !(plusIsSpace && utf8.contains(43)) { return String(s) }
         var out: [UInt8] = []
         out.reserveCapacity(utf8.count)
         var i = 0
