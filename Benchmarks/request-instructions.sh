@@ -21,7 +21,7 @@ shift || true
 KINDS=("$@"); [ ${#KINDS[@]} -gt 0 ] || KINDS=(grpc-get grpc-batchget grpc-commit rest-get rest-patch)
 N1=${N1:-500}; N2=${N2:-2500}
 command -v valgrind >/dev/null && command -v h2load >/dev/null || { echo "needs valgrind and h2load" >&2; exit 1; }
-WORK=$(mktemp -d); trap 'kill ${SERVER:-0} 2>/dev/null || true; rm -rf "$WORK"' EXIT
+WORK=$(mktemp -d); trap 'if [ -n "${SERVER:-}" ]; then kill "$SERVER" 2>/dev/null || true; fi; rm -rf "$WORK"' EXIT
 
 # The request bodies: a gRPC GetDocumentRequest and CommitRequest (protobuf, framed), and the
 # REST equivalents, all on one seeded document.
