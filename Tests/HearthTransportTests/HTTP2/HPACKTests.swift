@@ -273,6 +273,25 @@ func headers(_ pairs: [(String, String)]) -> [HTTP2Header] { pairs.map { HTTP2He
         #expect(try d.decode(e.encode(answer)) == answer)
     }
 
+    /// A `:path` literal (nghttp2 never indexes it) is decoded once and remembered by its
+    /// bytes: the same bytes give the same field, any other bytes are decoded anew.
+    @Test(arguments: [false, true])
+    func repeatedPathLiteralsDecodeAsSent(huffman: Bool) throws {
+        var e = HPACKEncoder(useHuffman: huffman, useIndexing: false)
+        var d = HPACKDecoder()
+        let paths = ["/google.firestore.v1.Firestore/GetDocument", "/google.firestore.v1.Firestore/GetDocument", "/a/b",
+                     "/a/bc", "/a/b", "/", "/google.firestore.v1.Firestore/GetDocument", "/é/%20"]
+        for path in paths {
+            let list = headers([(":method", "POST"), (":path", path), ("x-n", path)])
+            #expect(try d.decode(e.encode(list)) == list)
+        }
+        // A list over the limit counts the remembered path's octets too.
+        var small = HPACKDecoder(maxHeaderListSize: 60)
+        let long = headers([(":path", "/" + String(repeating: "p", count: 19))])
+        #expect(try small.decode(e.encode(long)) == long)
+        #expect(throws: HPACKError.headerListTooLarge(60)) { try small.decode(e.encode(long + long)) }
+    }
+
     @Test func headerBombsAreRejected() throws {
         // A header list over the limit (name + value + 32 per field).
         var d = HPACKDecoder(maxHeaderListSize: 100)
