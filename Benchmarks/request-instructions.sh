@@ -7,10 +7,12 @@
 #
 #   Benchmarks/request-instructions.sh [BIN] [KIND...]
 #     BIN: a release `hearth` (default: this checkout's, swift build -c release)
-#     KIND: grpc-get grpc-commit rest-get rest-patch (default: these four), or listen: one
-#           gRPC Listen stream on the document while N REST PATCHes change it, each waiting
-#           for its change to arrive (per request: a rest-patch plus its Listen delivery)
+#     KIND: grpc-get grpc-batchget grpc-commit rest-get rest-patch (default: these five;
+#           grpc-batchget reads 20 documents a call), or listen: one gRPC Listen stream on
+#           the document while N REST PATCHes change it, each waiting for its change to arrive
+#           (per request: a rest-patch plus its Listen delivery)
 #   N1/N2 in the environment (default 500/2500); PORT fixes the port (default: a free one);
+#   C/M the gRPC load's connections and streams per connection (h2load -c/-m; default 1/1);
 #   CALLGRIND_ARGS adds valgrind options (e.g. --dump-instr=yes);
 #   KEEP=DIR keeps each run's callgrind output as DIR/KIND-N.out (for callgrind_annotate).
 #
@@ -23,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-$(swift build -c release --show-bin-path)/hearth}
 shift || true
-KINDS=("$@"); [ ${#KINDS[@]} -gt 0 ] || KINDS=(grpc-get grpc-commit rest-get rest-patch)
+KINDS=("$@"); [ ${#KINDS[@]} -gt 0 ] || KINDS=(grpc-get grpc-batchget grpc-commit rest-get rest-patch)
 N1=${N1:-500}; N2=${N2:-2500}
 command -v valgrind >/dev/null && command -v h2load >/dev/null || { echo "needs valgrind and h2load" >&2; exit 1; }
 WORK=$(mktemp -d)
@@ -50,21 +52,26 @@ entry = field(1, b"f") + field(2, value)          # map entry
 doc = field(1, name) + field(2, entry)
 write = field(1, doc)                             # Write.update
 open(f"{work}/commit.bin", "wb").write(frame(field(1, db) + field(2, write)))
+names = [db + b"/documents/c/d%d" % i for i in range(1, 21)]
+open(f"{work}/batchget.bin", "wb").write(frame(field(1, db) + b"".join(field(2, n) for n in names)))
 open(f"{work}/seed.json", "w").write(json.dumps({"c/d1": {"f": "hello"}}))
+open(f"{work}/seed20.json", "w").write(json.dumps({"c/d%d" % i: {"f": "hello"} for i in range(1, 21)}))
 open(f"{work}/patch.json", "w").write(json.dumps({"fields": {"f": {"stringValue": "hello"}}}))
 PY
 
 count() {  # KIND N → total instructions of a server run answering N requests
     local kind=$1 n=$2
     rm -f "$WORK/ready" "$WORK/cg.out"
+    local seed=seed.json; [ "$kind" = grpc-batchget ] && seed=seed20.json
     SWIFT_DETERMINISTIC_HASHING=1 LD_BIND_NOW=1 valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" ${CALLGRIND_ARGS:-} "$BIN" serve --port "${PORT:-0}" --no-console \
-        --ready-file "$WORK/ready" --seed "$WORK/seed.json" --project cost > "$WORK/serve.log" 2>&1 &
+        --ready-file "$WORK/ready" --seed "$WORK/$seed" --project cost > "$WORK/serve.log" 2>&1 &
     SERVER=$!
     for _ in $(seq 1 600); do [ -s "$WORK/ready" ] && break; sleep 0.1; done
     local host; host=$(cat "$WORK/ready")
-    local grpc=(-H "content-type: application/grpc" -H "te: trailers" -c 1 -m 1 -n "$n")
+    local grpc=(-H "content-type: application/grpc" -H "te: trailers" -c "${C:-1}" -m "${M:-1}" -n "$n")
     case "$kind" in
         grpc-get) h2load "${grpc[@]}" -d "$WORK/get.bin" "http://$host/google.firestore.v1.Firestore/GetDocument" >/dev/null ;;
+        grpc-batchget) h2load "${grpc[@]}" -d "$WORK/batchget.bin" "http://$host/google.firestore.v1.Firestore/BatchGetDocuments" >/dev/null ;;
         grpc-commit) h2load "${grpc[@]}" -d "$WORK/commit.bin" "http://$host/google.firestore.v1.Firestore/Commit" >/dev/null ;;
         rest-get|rest-patch) python3 - "$host" "$kind" "$n" "$WORK/patch.json" <<'PY' ;;
 import http.client, sys
@@ -131,7 +138,7 @@ PY
     curl -s -X POST "http://$host/shutdown" >/dev/null || true
     wait "$SERVER" 2>/dev/null || true
     SERVER=
-    [ -z "${KEEP:-}" ] || cp "$WORK/cg.out" "$KEEP/$kind-$n.out"
+    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP"; cp "$WORK/cg.out" "$KEEP/$kind-$n.out"; fi
     awk '/^summary:/ {print $2}' "$WORK/cg.out"
 }
 

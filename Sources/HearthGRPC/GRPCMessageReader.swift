@@ -23,6 +23,17 @@ public struct GRPCMessageReader: Sendable {
         self.encoding = encoding
     }
 
+    /// Takes `bytes` as the buffer when nothing is held (the usual case: a whole message
+    /// in one DATA frame), without copying them.
+    mutating func append(_ bytes: [UInt8]) {
+        if start == buffer.count {
+            buffer = bytes
+            start = 0
+        } else {
+            append(bytes[...])
+        }
+    }
+
     mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeFirst(start)
@@ -78,7 +89,9 @@ public struct GRPCMessageReader: Sendable {
         }
         start += 5 + length
         if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            // Let go (the buffer is often the caller's array, taken by `append`: keeping its
+            // capacity would copy it); the next `append` takes the next array as it is.
+            buffer = []
             start = 0
         }
         return message

@@ -11,9 +11,19 @@ import HearthProtobuf
 struct FirestoreGRPCService: GRPCService {
     let state: EmulatorState
     let name = "google.firestore.v1.Firestore"
+    /// Each unary and server-streaming method's handler, made once (making it per call was
+    /// a closure allocation a call).
+    private let handlers: [String: GRPCHandler]
+
+    init(state: EmulatorState) {
+        self.state = state
+        var handlers: [String: GRPCHandler] = [:]
+        for method in Self.rpcs.keys { handlers[method] = Self.makeHandler(method, state: state, service: name) }
+        self.handlers = handlers
+    }
 
     /// One Firestore RPC: decodes the request, answers through the call, throws its error.
-    typealias FirestoreRPC = @Sendable (FirestoreRPCs) -> (_ request: [UInt8], _ call: FirestoreCall) throws(FirestoreError) -> Void
+    typealias FirestoreRPC = @Sendable (FirestoreRPCs) -> @Sendable (_ request: [UInt8], _ call: FirestoreCall) throws(FirestoreError) -> Void
 
     /// The RPC table: each unary and server-streaming method, what it does (which decides
     /// where it runs, as for REST) and its handler.
@@ -36,18 +46,20 @@ struct FirestoreGRPCService: GRPCService {
     ]
 
     /// The method's handler, recording each call in the request log while it is observed.
-    func handler(for method: String) -> GRPCHandler? {
+    func handler(for method: String) -> GRPCHandler? { handlers[method] }
+
+    private static func makeHandler(_ method: String, state: EmulatorState, service: String) -> GRPCHandler? {
         guard let rpc = Self.rpcs[method]?.rpc else { return nil }
-        let rpcs = FirestoreRPCs(state: state)
+        // Bound once: `rpc(rpcs)` in the call made a closure each time.
+        let bound = rpc(FirestoreRPCs(state: state))
         let log = state.requestLog
         // The path is spelled out only when the request log records the call: an
         // interpolation and an allocation every request otherwise.
-        let service = name
         return { bytes, call throws(GRPCStatus) in
             do throws(FirestoreError) {
                 try log.serve(.grpc, method: method, path: "/\(service)/\(method)", authorization: call.request.value("authorization")) { () throws(FirestoreError) in
                     try RequestSize.check(bytes.count)
-                    try rpc(rpcs)(bytes, FirestoreCall(call))
+                    try bound(bytes, FirestoreCall(call))
                 }
             } catch {
                 // An injected reset or dropped answer: the connection dies instead of a status.

@@ -101,15 +101,30 @@ struct RESTRouter {
         guard let decoded = PercentDecoding.decode(request.path) else {
             throw .invalidArgument("Invalid percent-encoding in the request path.")
         }
+        var storage = decoded
+        switch storage.withUTF8({ asciiAddress($0) }) {
+        case .notASCII: break
+        case .notDocuments: return nil
+        case .emptyProject:
+            _ = try ResourceName.parse(String(decoded.dropFirst(4)), as: .document)
+        case .address(let project, let database, let verb, let segments):
+            if request.method == "POST", isForm(request) { return nil }
+            try ResourceName.validateProjectID(project)
+            guard let segments else { return nil }
+            return Address(database: DatabaseID(project: project, database: database), path: ResourcePath(segments: segments), verb: verb)
+        }
+        return try addressByCharacters(of: request, decoded)
+    }
+
+    /// The general reading of `address(of:)`, on Characters (a path with non-ASCII text;
+    /// tests compare it with the ASCII reading).
+    static func addressByCharacters(of request: HTTPRequest, _ decoded: String) throws(FirestoreError) -> Address? {
         let parts = slashSeparated(decoded[...], maxSplits: 6)
         guard parts.count == 7, parts[0].isEmpty, parts[1] == "v1", parts[2] == "projects",
               parts[4] == "databases", !parts[5].isEmpty else { return nil }
         if parts[3].isEmpty { _ = try ResourceName.parse(String(decoded.dropFirst(4)), as: .document) }
         // Forms are not JSON: the official emulator does not route such a POST at all.
-        if request.method == "POST", let type = request.header("content-type")?.lowercased(),
-           type.hasPrefix("application/x-www-form-urlencoded") || type.hasPrefix("multipart/form-data") {
-            return nil
-        }
+        if request.method == "POST", isForm(request) { return nil }
         try ResourceName.validateProjectID(String(parts[3]))
         var rest = Substring(parts[6])
         var verb: String?
@@ -127,6 +142,75 @@ struct RESTRouter {
         }
         return Address(database: DatabaseID(project: String(parts[3]), database: String(parts[5])),
                        path: ResourcePath(segments: segments), verb: verb)
+    }
+
+    /// Forms are not JSON: the official emulator does not route such a POST at all.
+    private static func isForm(_ request: HTTPRequest) -> Bool {
+        guard let type = request.header("content-type")?.lowercased() else { return false }
+        return type.hasPrefix("application/x-www-form-urlencoded") || type.hasPrefix("multipart/form-data")
+    }
+
+    /// What `address(of:)` reads from a decoded path that is ASCII (as a request path nearly
+    /// always is), read on its bytes: the same checks in the same order as the general
+    /// reading below, which splits Substrings at Characters and compares them (~50,000
+    /// instructions a REST request, where this costs a few thousand).
+    private enum ASCIIAddress {
+        case notASCII
+        /// Not `/v1/projects/{p}/databases/{d}/{rest}`: a 404.
+        case notDocuments
+        /// `/v1/projects//…`: the document-name parser's error.
+        case emptyProject
+        /// The project (still to validate), database, verb and the documents path's segments
+        /// (nil when the rest is not `documents[/…]`: a 404 once the project is checked).
+        case address(project: String, database: String, verb: String?, segments: [String]?)
+    }
+
+    private static func asciiAddress(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIIAddress {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return .notASCII }
+        let slash = UInt8(ascii: "/")
+        // The first six slashes cut `""/v1/projects/{p}/databases/{d}/{rest}`.
+        var cuts: [Int] = []
+        cuts.reserveCapacity(6)
+        var i = 0
+        while cuts.count < 6, i < bytes.count {
+            if bytes[i] == slash { cuts.append(i) }
+            i += 1
+        }
+        guard cuts.count == 6, cuts[0] == 0 else { return .notDocuments }
+        func part(_ k: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: bytes[(cuts[k - 1] + 1)..<(k < 6 ? cuts[k] : bytes.count)])
+        }
+        func string(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
+        func equals(_ b: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+            b.count == text.utf8CodeUnitCount && b.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        guard equals(part(1), "v1"), equals(part(2), "projects"), equals(part(4), "databases"), !part(5).isEmpty else {
+            return .notDocuments
+        }
+        if part(3).isEmpty { return .emptyProject }
+        var rest = part(6)
+        var verb: String?
+        if let colon = rest.lastIndex(of: UInt8(ascii: ":")), !rest[colon...].contains(slash) {
+            let candidate = string(UnsafeBufferPointer(rebasing: rest[(colon + 1)...]))
+            if Self.verbs.contains(candidate) {
+                verb = candidate
+                rest = UnsafeBufferPointer(rebasing: rest[..<colon])
+            }
+        }
+        var segments: [String]?
+        if equals(rest, "documents") {
+            segments = []
+        } else if rest.count >= 10, equals(UnsafeBufferPointer(rebasing: rest[..<10]), "documents/") {
+            var parts: [String] = []
+            var start = 10
+            for j in 10..<rest.count where rest[j] == slash {
+                parts.append(string(UnsafeBufferPointer(rebasing: rest[start..<j])))
+                start = j + 1
+            }
+            parts.append(string(UnsafeBufferPointer(rebasing: rest[start...])))
+            segments = parts
+        }
+        return .address(project: string(part(3)), database: string(part(5)), verb: verb, segments: segments)
     }
 
     /// `text` split at every "/" (empty parts kept), at most `maxSplits` times: at "/" bytes

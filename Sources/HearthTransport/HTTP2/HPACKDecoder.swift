@@ -23,6 +23,11 @@ struct HPACKDecoder: Sendable {
     /// The largest table size the encoder may choose (our SETTINGS_HEADER_TABLE_SIZE).
     var maxTableSizeLimit: Int
     var maxHeaderListSize: Int
+    /// The last `:path` sent as a literal without indexing, as it was encoded and decoded:
+    /// nghttp2 (h2load, and the clients built on it) never indexes `:path`, so every request
+    /// of a client calling one method carries the same Huffman-coded bytes, decoded again
+    /// each time (~2,500 instructions and two allocations). Equal bytes are the same path.
+    private var lastPath: (raw: [UInt8], value: [UInt8], header: HTTP2Header, maxLength: Int)?
 
     init(maxTableSize: Int = 4096, maxHeaderListSize: Int = 64 * 1024) {
         table = HPACKDynamicTable(maxSize: maxTableSize)
@@ -73,6 +78,14 @@ struct HPACKDecoder: Sendable {
                 let incremental = first & 0xC0 == 0x40
                 let prefixBits = incremental ? 6 : 4
                 let index = try HPACKPrimitives.decodeInteger(block, &offset, end: end, prefixBits: prefixBits)
+                if index == Self.pathIndex && !incremental {
+                    let (header, octets) = try literalPath(block, &offset, end: end, maxLength: maxString)
+                    sawField = true
+                    listSize += octets + 32
+                    if listSize > maxHeaderListSize { tooLarge = true }
+                    if !tooLarge { headers.append(header) }
+                    continue
+                }
                 if index == 0 {
                     name = try HPACKPrimitives.decodeString(block, &offset, end: end, maxLength: maxString)
                 } else {
@@ -90,6 +103,29 @@ struct HPACKDecoder: Sendable {
         }
         if tooLarge { throw .headerListTooLarge(maxHeaderListSize) }
         return headers
+    }
+
+    /// The static table's `:path` (RFC 7541 Appendix A, index 4).
+    static let pathIndex = 4
+
+    /// A `:path` literal's value (not indexed): the last one's field when the bytes are the
+    /// same, else decoded (and remembered). Returns the field and its octets as sent.
+    private mutating func literalPath(_ block: [UInt8], _ offset: inout Int, end: Int, maxLength: Int) throws(HPACKError) -> (HTTP2Header, Int) {
+        let start = offset
+        if let last = lastPath, last.maxLength == maxLength, end - start >= last.raw.count,
+           block[start..<(start + last.raw.count)].elementsEqual(last.raw) {
+            // The same length prefix and bytes: the same string, ending where it did.
+            var peek = start
+            let length = try HPACKPrimitives.decodeInteger(block, &peek, end: end, prefixBits: 7)
+            if peek + length - start == last.raw.count {
+                offset = start + last.raw.count
+                return (last.header, 5 + last.value.count)
+            }
+        }
+        let value = try HPACKPrimitives.decodeString(block, &offset, end: end, maxLength: maxLength)
+        let header = HTTP2Header(HPACKStaticTable.headers[Self.pathIndex - 1].name, String(decoding: value, as: UTF8.self))
+        lastPath = (Array(block[start..<offset]), value, header, maxLength)
+        return (header, 5 + value.count)
     }
 
     /// The field at `index` as Strings, and its name and value's length in octets as sent

@@ -10,6 +10,9 @@ struct HPACKDynamicTable: Sendable {
     private var headers: [HTTP2Header] = []
     private(set) var size = 0
     private(set) var maxSize: Int
+    /// Changes with every addition, eviction and size change (an encoder's reused blocks
+    /// are valid for one version).
+    private(set) var version = 0
 
     init(maxSize: Int) { self.maxSize = maxSize }
 
@@ -32,6 +35,7 @@ struct HPACKDynamicTable: Sendable {
     /// Adds an entry, evicting as needed; an entry larger than the whole table empties it
     /// (§4.4). `header` is the same field as Strings, when the caller has it.
     mutating func add(name: [UInt8], value: [UInt8], header: HTTP2Header? = nil) {
+        version &+= 1
         let needed = Self.entrySize(name: name.count, value: value.count)
         evict(toFit: maxSize - needed)
         if needed <= maxSize {
@@ -43,6 +47,7 @@ struct HPACKDynamicTable: Sendable {
 
     /// Changes the maximum size, evicting as needed (§4.3).
     mutating func setMaxSize(_ newMax: Int) {
+        version &+= 1
         maxSize = newMax
         evict(toFit: newMax)
     }

@@ -154,10 +154,16 @@ final class HTTP2Connection: ConnectionHandler, EventLoopDeferred, @unchecked Se
     }
 
     private func dispatch(_ events: [HTTP2ConnectionState.Event]) {
-        for event in events {
+        for (i, event) in events.enumerated() {
             switch event {
             case .streamOpened(let id, let request, let endStream):
-                let stream = HTTP2ServerStream(id: id, request: request, connection: self)
+                // Clients send a request's HEADERS and its DATA together: the next event
+                // completing this stream's body means the body is already here.
+                var bodyFollows = false
+                if !endStream, i + 1 < events.count, case .data(let next, _, endStream: true) = events[i + 1], next == id {
+                    bodyFollows = true
+                }
+                let stream = HTTP2ServerStream(id: id, request: request, bodyFollowsHeaders: bodyFollows, connection: self)
                 let receiver = handler.open(stream, request: request, endStream: endStream)
                 if endStream { receiver.received([], endStream: true) } else { receivers[id] = receiver }
             case .data(let id, let bytes, let endStream):

@@ -146,9 +146,14 @@ public struct HTTP2ConnectionState: Sendable {
 
     /// Forgets a stream, with the DATA it still had queued.
     private mutating func removeStream(_ id: UInt32) -> HTTP2StreamState? {
-        guard let s = streams.removeValue(forKey: id) else { return nil }
+        guard let index = streams.index(forKey: id) else { return nil }
+        return removeStream(at: index)
+    }
+
+    private mutating func removeStream(at index: Dictionary<UInt32, HTTP2StreamState>.Index) -> HTTP2StreamState {
+        let (id, s) = streams.remove(at: index)
         queuedDataBytes -= s.queuedBytes
-        windowBlocked.remove(id)
+        if !windowBlocked.isEmpty { windowBlocked.remove(id) }
         return s
     }
 
@@ -348,27 +353,28 @@ public struct HTTP2ConnectionState: Sendable {
         }
         connectionReceiveWindow -= flowLength
         replenishConnectionWindow()
-        guard streams[id] != nil else {
+        // One lookup, then the stream changed in place (each `streams[id]!` hashed again).
+        guard let index = streams.index(forKey: id) else {
             if id > lastPeerStreamID { throw .connection(.protocolError, "DATA on idle stream \(id)") }
             return  // a stream we already closed or reset: ignored (§5.1)
         }
-        guard !streams[id]!.remoteClosed else { throw .stream(id, .streamClosed, "DATA after END_STREAM on stream \(id)") }
-        guard flowLength <= streams[id]!.receiveWindow else {
+        guard !streams.values[index].remoteClosed else { throw .stream(id, .streamClosed, "DATA after END_STREAM on stream \(id)") }
+        guard flowLength <= streams.values[index].receiveWindow else {
             throw .stream(id, .flowControlError, "DATA of \(flowLength) bytes exceeds the window of stream \(id)")
         }
-        streams[id]!.receiveWindow -= flowLength
+        streams.values[index].receiveWindow -= flowLength
         if endStream {
-            streams[id]!.remoteClosed = true
+            streams.values[index].remoteClosed = true
         } else if !config.streamWindowFollowsConsumption {
             // The bytes are handed over now, so the window is replenished now.
             let target = localSettingsAcknowledged ? config.initialWindowSize : 65_535
-            if streams[id]!.receiveWindow <= target / 2 {
-                write(HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(UInt32(target - streams[id]!.receiveWindow))))
-                streams[id]!.receiveWindow = target
+            if streams.values[index].receiveWindow <= target / 2 {
+                write(HTTP2Frame(streamID: id, flags: [], payload: .windowUpdate(UInt32(target - streams.values[index].receiveWindow))))
+                streams.values[index].receiveWindow = target
             }
         }
         events.append(.data(id, body, endStream: endStream))
-        closeIfDone(id)
+        closeIfDone(at: index)
     }
 
     /// The application has consumed `count` bytes of stream `id`'s request body: their
@@ -483,9 +489,18 @@ public struct HTTP2ConnectionState: Sendable {
     /// Removes a stream whose two halves are closed. When our half closed first while the
     /// client is still sending, tells it to stop with RST_STREAM(NO_ERROR) (§8.1).
     private mutating func closeIfDone(_ id: UInt32) {
-        guard let s = streams[id], s.localClosed else { return }
-        if !s.remoteClosed { write(HTTP2Frame(streamID: id, flags: [], payload: .rstStream(.noError))) }
-        _ = removeStream(id)
+        guard let index = streams.index(forKey: id) else { return }
+        closeIfDone(at: index)
+    }
+
+    /// The same for the stream at `index` (read in place: a copy of the stream's state
+    /// retains and releases its queue).
+    private mutating func closeIfDone(at index: Dictionary<UInt32, HTTP2StreamState>.Index) {
+        guard streams.values[index].localClosed else { return }
+        if !streams.values[index].remoteClosed {
+            write(HTTP2Frame(streamID: streams.keys[index], flags: [], payload: .rstStream(.noError)))
+        }
+        _ = removeStream(at: index)
     }
 
     // MARK: Output
@@ -499,21 +514,21 @@ public struct HTTP2ConnectionState: Sendable {
     /// `flush: false` leaves the writing to the caller's `flush()` (one pass for a call's
     /// headers, message and trailers, not one each).
     mutating func sendHeaders(_ id: UInt32, _ headers: [HTTP2Header], endStream: Bool, flush: Bool = true) throws(SendError) {
-        guard !isClosed, streams[id] != nil, !streams[id]!.localEndQueued else { throw .streamClosed }
-        streams[id]!.responseHeadersQueued = true
-        streams[id]!.pending.append(.headers(headers, endStream: endStream))
-        if endStream { streams[id]!.localEndQueued = true }
-        queueForSending(id)
+        guard !isClosed, let index = streams.index(forKey: id), !streams.values[index].localEndQueued else { throw .streamClosed }
+        streams.values[index].responseHeadersQueued = true
+        streams.values[index].pending.append(.headers(headers, endStream: endStream))
+        if endStream { streams.values[index].localEndQueued = true }
+        queueForSending(at: index)
         if flush { self.flush() }
     }
 
     /// Queues response body bytes; they are written as the windows allow.
     mutating func sendData(_ id: UInt32, _ bytes: [UInt8], endStream: Bool, flush: Bool = true) throws(SendError) {
-        guard !isClosed, streams[id] != nil, !streams[id]!.localEndQueued else { throw .streamClosed }
-        streams[id]!.pending.append(.data(bytes, endStream: endStream))
+        guard !isClosed, let index = streams.index(forKey: id), !streams.values[index].localEndQueued else { throw .streamClosed }
+        streams.values[index].pending.append(.data(bytes, endStream: endStream))
         queuedDataBytes += bytes.count
-        if endStream { streams[id]!.localEndQueued = true }
-        queueForSending(id)
+        if endStream { streams.values[index].localEndQueued = true }
+        queueForSending(at: index)
         if flush { self.flush() }
     }
 
@@ -526,8 +541,13 @@ public struct HTTP2ConnectionState: Sendable {
 
     /// Gives a stream with output a turn at sending (once, however often it is asked).
     private mutating func queueForSending(_ id: UInt32) {
-        guard let index = streams.index(forKey: id), !streams.values[index].inSendQueue,
-              !windowBlocked.contains(id) else { return }
+        guard let index = streams.index(forKey: id) else { return }
+        queueForSending(at: index)
+    }
+
+    private mutating func queueForSending(at index: Dictionary<UInt32, HTTP2StreamState>.Index) {
+        let id = streams.keys[index]
+        guard !streams.values[index].inSendQueue, windowBlocked.isEmpty || !windowBlocked.contains(id) else { return }
         streams.values[index].inSendQueue = true
         sendQueue.append(id)
     }
@@ -616,7 +636,8 @@ public struct HTTP2ConnectionState: Sendable {
     private mutating func writeHeaderBlock(_ id: UInt32, _ block: [UInt8], endStream: Bool) {
         let maxSize = peerSettings.maxFrameSize
         var offset = min(block.count, maxSize)
-        let first = Array(block[0..<offset])
+        // A block that fits one frame (every block but a giant's) goes as it is, uncopied.
+        let first = offset == block.count ? block : Array(block[0..<offset])
         var flags: HTTP2Frame.Flags = endStream ? .endStream : []
         if offset == block.count { flags.insert(.endHeaders) }
         write(HTTP2Frame(streamID: id, flags: flags, payload: .headers(block: first, priority: nil)))

@@ -12,6 +12,14 @@ public struct HTTP2RequestHeaders: Sendable, Equatable {
     public func value(_ name: String) -> String? { fields.first { $0.name == name }?.value }
 
     static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
+    /// Their lengths in bytes, one bit each: a name of another length is none of them,
+    /// found without hashing it.
+    static let connectionSpecificLengths: UInt64 = connectionSpecific.reduce(0) { $0 | 1 << $1.utf8.count }
+
+    static func isConnectionSpecific(_ name: String) -> Bool {
+        let n = name.utf8.count
+        return n < 64 && connectionSpecificLengths & (1 << n) != 0 && connectionSpecific.contains(name)
+    }
 
     /// Validates `fields`; the error message says what is wrong.
     static func validate(_ fields: [HTTP2Header]) -> Result<HTTP2RequestHeaders, HTTP2ProtocolViolation> {
@@ -20,8 +28,10 @@ public struct HTTP2RequestHeaders: Sendable, Equatable {
         func malformed(_ why: String) -> Result<HTTP2RequestHeaders, HTTP2ProtocolViolation> {
             .failure(.init(code: .protocolError, streamID: nil, message: "malformed request: \(why)"))
         }
+        // Byte checks before String ones: every request's every field passes here
+        // (`hasPrefix` and a Set lookup per field were ~6,000 instructions a gRPC request).
         for f in fields {
-            if f.name.hasPrefix(":") {
+            if f.name.utf8.first == UInt8(ascii: ":") {
                 if sawRegular { return malformed("pseudo-header \(f.name) after a regular header") }
                 switch f.name {
                 case ":method": if method != nil { return malformed("duplicate :method") }; method = f.value
@@ -34,7 +44,9 @@ public struct HTTP2RequestHeaders: Sendable, Equatable {
                 sawRegular = true
                 if f.name.isEmpty { return malformed("empty header name") }
                 if f.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return malformed("upper-case header name \(f.name)") }
-                if connectionSpecific.contains(f.name) { return malformed("connection-specific header \(f.name)") }
+                if isConnectionSpecific(f.name) {
+                    return malformed("connection-specific header \(f.name)")
+                }
                 if f.name == "te" && f.value != "trailers" { return malformed("te header other than \"trailers\"") }
             }
         }

@@ -6,6 +6,26 @@ import Testing
 @Suite struct HearthJSONTests {
     let db = DatabaseID(project: "p")
 
+    /// Strings are written as they are when nothing in them needs escaping (copied whole),
+    /// and escaped byte by byte otherwise; both read back as written.
+    @Test func stringsAreEscapedOnlyWhereJSONRequires() throws {
+        let cases: [(String, String)] = [
+            ("plain", #""plain""#),
+            ("projects/p/databases/(default)/documents/c/d", #""projects/p/databases/(default)/documents/c/d""#),
+            ("", #""""#),
+            ("é 𝄞 ☃", "\"é 𝄞 ☃\""),
+            ("a\"b", #""a\"b""#),
+            ("back\\slash", #""back\\slash""#),
+            ("line\nfeed\r\t", #""line\nfeed\r\t""#),
+            ("\u{01}\u{1f}", #""\u0001\u001f""#),
+            ("ünï\u{7f}", "\"ünï\u{7f}\""),
+        ]
+        for (text, written) in cases {
+            #expect(String(decoding: JSON.string(text).bytes, as: UTF8.self) == written)
+            #expect(try JSON.parse(written) == .string(text))
+        }
+    }
+
     @Test func integersAndDoublesStayApartAndExact() throws {
         let m = try HearthJSON.map(JSON.parse(#"{"a": 9007199254740993, "b": 1.0, "max": 9223372036854775807, "min": -9223372036854775808, "e": 1e2, "x": {"$double": 3}, "n": {"$double": "NaN"}}"#), database: db)
         #expect(m["a"] == .integer(9_007_199_254_740_993))

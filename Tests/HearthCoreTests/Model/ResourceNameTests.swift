@@ -71,6 +71,24 @@ struct ResourceNameTests {
         #expect(try ResourceName.database(Self.db) == DatabaseID(project: "p"))
         // Ids are checked where the document is read or written, not by the name's parse.
         #expect(try ResourceName.parse("\(Self.db)/documents/c/__x__", as: .document).path == testPath("c/__x__"))
+        // Names are scanned in the String's own bytes: non-ASCII ids, and a name that is a
+        // slice's copy, read the same.
+        let unicode = "projects/p/databases/(default)/documents/café/𝄞/sub/\u{301}x"
+        let (db2, path2) = try ResourceName.parse(String(unicode.dropFirst(0)), as: .document)
+        #expect(db2 == DatabaseID(project: "p"))
+        #expect(path2.segments == ["café", "𝄞", "sub", "\u{301}x"])
+    }
+
+    @Test("a database names its documents as the parser reads them")
+    func resourceNamesRoundTrip() throws {
+        let db = DatabaseID(project: "example.com:p-1", database: "d")
+        #expect(db.resourceName(.root) == "projects/example.com:p-1/databases/d/documents")
+        for segments in [["c", "a"], ["c", "a", "s", "b"], ["é", "𝄞"], ["c", String(repeating: "x", count: 300)]] {
+            let name = db.resourceName(ResourcePath(segments: segments))
+            #expect(name == "projects/example.com:p-1/databases/d/documents/" + segments.joined(separator: "/"))
+            let (parsed, path) = try ResourceName.parse(name, as: .document)
+            #expect(parsed == db && path.segments == segments)
+        }
     }
 
     @Test("parents and databases end where their forms do", arguments: [

@@ -130,6 +130,54 @@ final class RawHTTP2Client {
         #expect(tail.last?.goAwayCode == .noError)
     }
 
+    /// A unary call's request message must arrive within the body timeout. A body that came
+    /// in the same read as its headers arms no timer (`HTTP2ServerStream.bodyFollowsHeaders`);
+    /// one that has not come, or not whole, still ends the call DEADLINE_EXCEEDED.
+    @Test func aBodyThatCameWithItsHeadersIsAnsweredAndOneThatDidNotTimesOut() throws {
+        struct Echo: GRPCService {
+            let name = "test.Echo"
+            func handler(for method: String) -> GRPCHandler? {
+                guard method == "Echo" else { return nil }
+                return { bytes, call throws(GRPCStatus) in try call.send(bytes) }
+            }
+        }
+        var limits = HTTPLimits()
+        limits.bodyTimeout = 0.3
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, http2: GRPCRouter(services: [Echo()])) { _ in .text(404, "Not Found\n") }
+        defer { server.stop() }
+        let client = try RawHTTP2Client(port: server.port)
+        func open(_ id: UInt32) -> HTTP2Frame {
+            let block = client.encoder.encode(headers([
+                (":path", "/test.Echo/Echo"), (":method", "POST"), (":scheme", "http"), ("content-type", "application/grpc"),
+            ]))
+            return HTTP2Frame(streamID: id, flags: .endHeaders, payload: .headers(block: block, priority: nil))
+        }
+        func fields(_ frames: [HTTP2Frame], _ id: UInt32) throws -> [HTTP2Header] {
+            var all: [HTTP2Header] = []
+            for f in frames where f.streamID == id { if case .headers(let block, _) = f.payload { all += try client.decoder.decode(block) } }
+            return all
+        }
+        let message = GRPCMessageWriter.frame([1, 2, 3])
+        // Headers and the whole body together: answered.
+        client.send([HTTP2Frame(streamID: 0, flags: [], payload: .settings([])), open(1),
+                     HTTP2Frame(streamID: 1, flags: .endStream, payload: .data(message))], preface: true)
+        let answered = try #require(try client.read { $0.streamID == 1 && $0.flags.contains(.endStream) })
+        #expect(answered.contains { $0.streamID == 1 && $0.payload == .data(message) })
+        #expect(try fields(answered, 1).contains(HTTP2Header("grpc-status", "0")))
+        // Headers alone, the body never sent: DEADLINE_EXCEEDED once the body timeout passes.
+        client.send([open(3)])
+        let silent = try #require(try client.read { $0.streamID == 3 && $0.flags.contains(.endStream) })
+        #expect(try fields(silent, 3).contains(HTTP2Header("grpc-status", "4")))
+        // Headers and half the message together, the rest never sent: the same.
+        client.send([open(5), HTTP2Frame(streamID: 5, flags: [], payload: .data(Array(message.prefix(4))))])
+        let half = try #require(try client.read { $0.streamID == 5 && $0.flags.contains(.endStream) })
+        #expect(try fields(half, 5).contains(HTTP2Header("grpc-status", "4")))
+        // And the connection still answers.
+        client.send([open(7), HTTP2Frame(streamID: 7, flags: .endStream, payload: .data(message))])
+        let after = try #require(try client.read { $0.streamID == 7 && $0.flags.contains(.endStream) })
+        #expect(try fields(after, 7).contains(HTTP2Header("grpc-status", "0")))
+    }
+
     @Test func http1StillWorksBesideHTTP2() throws {
         let server = try EmulatorServer(host: "127.0.0.1", port: 0)
         defer { server.stop() }

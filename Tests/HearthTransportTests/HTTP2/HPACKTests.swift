@@ -236,6 +236,62 @@ func headers(_ pairs: [(String, String)]) -> [HTTP2Header] { pairs.map { HTTP2He
         #expect(d.table.maxSize == 100)
     }
 
+    /// The encoder reuses a block it encoded without changing its table, only while the
+    /// table is unchanged: a list encoded again after other fields moved the table's
+    /// indices (or evicted its entries) must be encoded anew, or the peer decodes other
+    /// fields.
+    @Test func encoderReusesABlockOnlyWhileItsTableIsUnchanged() throws {
+        let answer = headers([(":status", "200"), ("content-type", "application/grpc"), ("grpc-encoding", "identity")])
+        let trailers = headers([("grpc-status", "0")])
+        for maxTableSize in [4096, 120] {  // 120: each new field evicts older ones
+            var e = HPACKEncoder(maxTableSize: maxTableSize)
+            var d = HPACKDecoder(maxTableSize: maxTableSize)
+            let lists = [answer, answer, answer, trailers, answer, headers([("x-other", "a")]), answer, trailers, trailers,
+                         headers([("grpc-status", "5"), ("grpc-message", "gone")]), trailers, answer]
+            var blocks: [[UInt8]] = []
+            for list in lists {
+                let block = e.encode(list)
+                #expect(try d.decode(block) == list)
+                blocks.append(block)
+            }
+            // Once the fields are in an unchanged table, the same bytes (all indexed).
+            #expect(blocks[1] == blocks[2])
+            #expect(blocks[2].count == 3)
+            if maxTableSize == 4096 {
+                #expect(blocks[7] == blocks[8])
+            } else {
+                #expect(blocks[4] != blocks[2])  // the entries were evicted: literals again
+            }
+        }
+        // A change of how fields are encoded is not answered with a block encoded before it.
+        var e = HPACKEncoder(useHuffman: false, useIndexing: false)
+        let plain = e.encode(answer)
+        #expect(e.encode(answer) == plain)
+        e.useHuffman = true
+        #expect(e.encode(answer) != plain)
+        var d = HPACKDecoder()
+        #expect(try d.decode(e.encode(answer)) == answer)
+    }
+
+    /// A `:path` literal (nghttp2 never indexes it) is decoded once and remembered by its
+    /// bytes: the same bytes give the same field, any other bytes are decoded anew.
+    @Test(arguments: [false, true])
+    func repeatedPathLiteralsDecodeAsSent(huffman: Bool) throws {
+        var e = HPACKEncoder(useHuffman: huffman, useIndexing: false)
+        var d = HPACKDecoder()
+        let paths = ["/google.firestore.v1.Firestore/GetDocument", "/google.firestore.v1.Firestore/GetDocument", "/a/b",
+                     "/a/bc", "/a/b", "/", "/google.firestore.v1.Firestore/GetDocument", "/é/%20"]
+        for path in paths {
+            let list = headers([(":method", "POST"), (":path", path), ("x-n", path)])
+            #expect(try d.decode(e.encode(list)) == list)
+        }
+        // A list over the limit counts the remembered path's octets too.
+        var small = HPACKDecoder(maxHeaderListSize: 60)
+        let long = headers([(":path", "/" + String(repeating: "p", count: 19))])
+        #expect(try small.decode(e.encode(long)) == long)
+        #expect(throws: HPACKError.headerListTooLarge(60)) { try small.decode(e.encode(long + long)) }
+    }
+
     @Test func headerBombsAreRejected() throws {
         // A header list over the limit (name + value + 32 per field).
         var d = HPACKDecoder(maxHeaderListSize: 100)
