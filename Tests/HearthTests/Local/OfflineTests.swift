@@ -551,29 +551,6 @@ struct OfflineTests {
         r.remove(); r2.remove()
     }
 
-    @Test("a query listener on a document the instance wrote starts from the cache (that document alone), then the server's result; a second listener of the same query shares the synced view (QueryListener::ShouldRaiseInitialEvent)")
-    func cachedDocumentInResult() async throws {
-        let db = localDB()
-        try await db.collection("mix").document("mine").setData(["v": 1])
-        try await db.authenticated(uid: "writer").document("mix/theirs").setData(["v": 2])
-        let first = LocalEvents<QuerySnapshot>(), second = LocalEvents<QuerySnapshot>()
-        let r1 = db.collection("mix").whereField("v", isGreaterThan: 0).addSnapshotListener(first.add)
-        let r2 = db.collection("mix").whereField("v", isGreaterThan: 0).addSnapshotListener(second.add)
-        await db.waitUntilIdle()
-        #expect(first.values.map(\.metadata.isFromCache) == [true, false])
-        #expect(first.values.map { $0.documents.map(\.documentID) } == [["mine"], ["mine", "theirs"]])
-        #expect(second.values.map(\.metadata.isFromCache) == [false])
-        r1.remove(); r2.remove()
-        // Once both are removed, a new listener starts from the cache again.
-        let third = LocalEvents<QuerySnapshot>()
-        let r3 = db.collection("mix").whereField("v", isGreaterThan: 0).addSnapshotListener(third.add)
-        await db.waitUntilIdle()
-        // Both documents cached now, unchanged: no in-sync snapshot without metadata changes.
-        #expect(third.values.map(\.metadata.isFromCache) == [true])
-        #expect(third.values.first?.documents.map(\.documentID) == ["mine", "theirs"])
-        r3.remove()
-    }
-
     // MARK: Lifecycle
 
     @Test("clearPersistence while running fails with FAILED_PRECONDITION, offline too (FIRDatabaseTests testClearPersistenceWhileRunningFails)")
